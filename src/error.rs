@@ -1,0 +1,138 @@
+//! Errors: what a step or a constructor refuses, and why.
+
+use core::fmt;
+
+/// Why a step (or a run of steps) was refused or failed.
+///
+/// A step that returns an error leaves the state exactly as it was.
+///
+/// # Example
+///
+/// ```
+/// use timestep::{Integrator, Rk4, StepError};
+///
+/// let mut y = 1.0_f64;
+/// let decay = |y: &f64, _t: f64| -y;
+/// let error = Rk4.step(&mut y, &decay, 0.0, f64::NAN).unwrap_err();
+/// assert!(matches!(error, StepError::NonFiniteTime { .. }));
+/// assert_eq!(y, 1.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum StepError {
+    /// `t` or `dt` is infinite or `NaN`.
+    NonFiniteTime {
+        /// The time given.
+        t: f64,
+        /// The time step given.
+        dt: f64,
+    },
+    /// A run from `t0` to `t1` was asked for with `dt = 0`, or with `dt` pointing away from
+    /// `t1`.
+    TimeStepDirection {
+        /// The span `t1 − t0`.
+        span: f64,
+        /// The time step given.
+        dt: f64,
+    },
+    /// Backward Euler's Newton iteration did not reach its tolerance.
+    NotConverged {
+        /// Iterations made.
+        iterations: usize,
+        /// Size (∞-norm) of the last Newton correction, relative to `1 + |derivative|`.
+        correction: f64,
+    },
+    /// Backward Euler's Newton iteration met a singular (or non-finite) Jacobian.
+    SingularJacobian,
+    /// Backward Euler's Newton iteration met an infinite or `NaN` residual.
+    NonFiniteResidual,
+    /// The state has more coordinates than the backward Euler solver's capacity.
+    TooManyUnknowns {
+        /// Coordinates of the state's derivative.
+        unknowns: usize,
+        /// The solver's capacity (its `N` parameter).
+        capacity: usize,
+    },
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            StepError::NonFiniteTime { t, dt } => {
+                write!(f, "time and time step must be finite (t = {t}, dt = {dt})")
+            }
+            StepError::TimeStepDirection { span, dt } => write!(
+                f,
+                "time step dt = {dt} cannot cover the span {span}: it must be non-zero and have the span's sign"
+            ),
+            StepError::NotConverged {
+                iterations,
+                correction,
+            } => write!(
+                f,
+                "backward Euler did not converge in {iterations} Newton iterations (last relative correction {correction:e}); try a smaller dt or a looser tolerance"
+            ),
+            StepError::SingularJacobian => {
+                write!(
+                    f,
+                    "backward Euler met a singular Jacobian in its Newton solve"
+                )
+            }
+            StepError::NonFiniteResidual => write!(
+                f,
+                "backward Euler met a non-finite residual: the forces returned infinity or NaN"
+            ),
+            StepError::TooManyUnknowns { unknowns, capacity } => write!(
+                f,
+                "backward Euler can solve for at most {capacity} unknowns but the state has {unknowns}; use BackwardEuler::<{unknowns}>::default()"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for StepError {}
+
+/// Why a mass was refused.
+///
+/// # Example
+///
+/// ```
+/// use timestep::{MassError, Particle};
+///
+/// assert_eq!(Particle::try_new(-1.0, 0.0, 0.0), Err(MassError::NotPositive(-1.0)));
+/// assert_eq!(
+///     MassError::NotPositive(-1.0).to_string(),
+///     "mass must be positive, got -1"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MassError {
+    /// The mass is zero or negative.
+    NotPositive(f64),
+    /// The mass is infinite or `NaN`.
+    NotFinite(f64),
+}
+
+impl MassError {
+    /// Checks that `mass` is finite and positive.
+    pub fn check(mass: f64) -> Result<(), MassError> {
+        if !mass.is_finite() {
+            Err(MassError::NotFinite(mass))
+        } else if mass <= 0.0 {
+            Err(MassError::NotPositive(mass))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl fmt::Display for MassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MassError::NotPositive(m) => write!(f, "mass must be positive, got {m}"),
+            MassError::NotFinite(m) => write!(f, "mass must be finite, got {m}"),
+        }
+    }
+}
+
+impl core::error::Error for MassError {}

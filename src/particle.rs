@@ -1,0 +1,162 @@
+//! [`Particle`]: a point mass of any dimension.
+
+use crate::{MassError, Scalar, State, VectorSpace};
+use num_traits::{Float, One, Zero};
+
+/// A point mass in any number of dimensions: `Particle<f64>` on a line, `Particle<Vec2>` in
+/// the plane, `Particle<Vec3>` or `Particle<DVec3>` in space.
+///
+/// Primary: position and momentum. Secondary: velocity `v = p / m`, recalculated whenever
+/// the momentum changes. Constants: mass and its inverse. Forces given to it are forces, in
+/// newtons: the particle divides by its mass.
+///
+/// # Example
+///
+/// A ball thrown up at 10 m/s under gravity, stepped at 60 Hz for one second:
+///
+/// ```
+/// use timestep::{Integrator, Particle, Verlet};
+/// use glam::DVec2;
+///
+/// let mut ball = Particle::new(0.5, DVec2::ZERO, DVec2::new(2.0, 10.0));
+/// let gravity = |p: &Particle<DVec2>, _t: f64| DVec2::new(0.0, -9.81) * p.mass();
+/// let dt = 1.0 / 60.0;
+/// for i in 0..60 {
+///     Verlet.step(&mut ball, &gravity, i as f64 * dt, dt)?;
+/// }
+/// // Verlet is exact under constant force: y = v₀t − ½gt².
+/// assert!((ball.position().y - (10.0 - 0.5 * 9.81)).abs() < 1e-12);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Particle<V: VectorSpace> {
+    position: V,
+    momentum: V,
+    velocity: V,
+    mass: V::Scalar,
+    inverse_mass: V::Scalar,
+}
+
+impl<V: VectorSpace> Particle<V> {
+    /// A particle of `mass` at `position` moving at `velocity`.
+    ///
+    /// # Panics
+    ///
+    /// If `mass` is zero, negative, infinite or `NaN`; the message says which.
+    /// [`try_new`](Particle::try_new) returns the error instead.
+    #[track_caller]
+    pub fn new(mass: V::Scalar, position: V, velocity: V) -> Self {
+        match Self::try_new(mass, position, velocity) {
+            Ok(particle) => particle,
+            Err(error) => panic!("Particle::new: {error}"),
+        }
+    }
+
+    /// A particle of `mass` at `position` moving at `velocity`, or the reason `mass` is
+    /// refused (zero, negative, infinite or `NaN`).
+    ///
+    /// ```
+    /// use timestep::{MassError, Particle};
+    ///
+    /// assert!(Particle::try_new(2.0_f32, 0.0_f32, 1.0).is_ok());
+    /// assert_eq!(Particle::try_new(0.0_f32, 0.0_f32, 1.0), Err(MassError::NotPositive(0.0)));
+    /// assert!(matches!(Particle::try_new(f64::NAN, 0.0, 1.0), Err(MassError::NotFinite(_))));
+    /// ```
+    pub fn try_new(mass: V::Scalar, position: V, velocity: V) -> Result<Self, MassError> {
+        MassError::check(mass.to_f64())?;
+        Ok(Particle {
+            position,
+            momentum: velocity.scale(mass),
+            velocity,
+            mass,
+            inverse_mass: V::Scalar::one() / mass,
+        })
+    }
+
+    /// The position.
+    #[inline]
+    pub fn position(&self) -> V {
+        self.position
+    }
+
+    /// The momentum `p = m v`.
+    #[inline]
+    pub fn momentum(&self) -> V {
+        self.momentum
+    }
+
+    /// The mass.
+    #[inline]
+    pub fn mass(&self) -> V::Scalar {
+        self.mass
+    }
+
+    /// The inverse mass `1 / m`.
+    #[inline]
+    pub fn inverse_mass(&self) -> V::Scalar {
+        self.inverse_mass
+    }
+
+    /// Moves the particle to `position`.
+    #[inline]
+    pub fn set_position(&mut self, position: V) {
+        self.position = position;
+    }
+
+    /// Sets the velocity (and so the momentum).
+    #[inline]
+    pub fn set_velocity(&mut self, velocity: V) {
+        self.momentum = velocity.scale(self.mass);
+        self.velocity = velocity;
+    }
+
+    /// Sets the momentum (and so the velocity).
+    #[inline]
+    pub fn set_momentum(&mut self, momentum: V) {
+        self.momentum = momentum;
+        self.recalculate();
+    }
+
+    /// The kinetic energy `½ m v²`.
+    ///
+    /// ```
+    /// use timestep::Particle;
+    /// use glam::Vec2;
+    ///
+    /// assert_eq!(Particle::new(2.0, Vec2::ZERO, Vec2::new(3.0, 4.0)).kinetic_energy(), 25.0);
+    /// ```
+    pub fn kinetic_energy(&self) -> V::Scalar {
+        let squared = (0..V::DIM)
+            .map(|i| self.velocity.component(i).powi(2))
+            .fold(V::Scalar::zero(), |a, b| a + b);
+        V::Scalar::from_f64(0.5) * self.mass * squared
+    }
+
+    #[inline]
+    fn recalculate(&mut self) {
+        self.velocity = self.momentum.scale(self.inverse_mass);
+    }
+}
+
+impl<V: VectorSpace> State for Particle<V> {
+    type Scalar = V::Scalar;
+    type Velocity = V;
+    type Force = V;
+
+    /// The velocity `v = p / m`.
+    #[inline]
+    fn velocity(&self) -> V {
+        self.velocity
+    }
+
+    #[inline]
+    fn drift(&mut self, velocity: V, dt: V::Scalar) {
+        self.position = self.position.add_scaled(velocity, dt);
+    }
+
+    #[inline]
+    fn kick(&mut self, force: V, dt: V::Scalar) {
+        self.momentum = self.momentum.add_scaled(force, dt);
+        self.recalculate();
+    }
+}
