@@ -97,7 +97,9 @@ fn hundredth_second_steps_follow_the_euler_recurrence() {
     let mut car = Particle::new(1.0, 0.0_f64, 0.0);
     let dt = 0.01;
     for i in 0..1000 {
-        ExplicitEuler.step(&mut car, &push, i as f64 * dt, dt).unwrap();
+        ExplicitEuler
+            .step(&mut car, &push, i as f64 * dt, dt)
+            .unwrap();
     }
     let n = 1000.0;
     assert_relative_eq!(
@@ -112,5 +114,8 @@ fn hundredth_second_steps_follow_the_euler_recurrence() {
     let f32_end = article_rows(0.01)[1000].1;
     assert_relative_eq!(car.position() - 500.0, -0.5, max_relative = 1e-9);
     assert!((f64::from(f32_end) - car.position()).abs() < 5e-3);
-    assert!(f64::from(f32_end) != car.position(), "f32 must show rounding");
+    assert!(
+        f64::from(f32_end) != car.position(),
+        "f32 must show rounding"
+    );
 }

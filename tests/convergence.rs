@@ -103,7 +103,10 @@ fn higher_order_means_smaller_error_at_the_same_step() {
     for &(p, ep) in &errors {
         for &(q, eq) in &errors {
             if p > q {
-                assert!(ep * 10.0 < eq, "order {p} error {ep} vs order {q} error {eq}");
+                assert!(
+                    ep * 10.0 < eq,
+                    "order {p} error {ep} vs order {q} error {eq}"
+                );
             }
         }
     }
