@@ -1,0 +1,327 @@
+//! Stiff springs: backward Euler against every explicit method, and the implicit solve's
+//! own guarantees (Jacobians, errors, capacity).
+//!
+//! The test spring: k = 10⁶ N/m on 1 kg (ω = 1000 rad/s) stepped at 60 Hz, so
+//! `θ = ω dt = 16.7`, far outside every explicit method's stability region (the widest,
+//! RK4's, ends at θ = 2√2).
+
+mod common;
+
+use approx::assert_relative_eq;
+use common::{energy, spring};
+use timestep::{
+    BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Jacobian, Midpoint, Particle,
+    PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
+};
+
+const K: f64 = 1.0e6;
+const DT: f64 = 1.0 / 60.0;
+
+/// One step of backward Euler on `m x'' + b x' + k x = 0`, solved by hand: the implicit
+/// equations `x₁ = x₀ + dt v₁`, `m v₁ = m v₀ − dt (k x₁ + b v₁)` are linear, and
+/// substituting the first into the second gives
+/// `v₁ = (v₀ − dt k x₀ / m) / (1 + dt b / m + dt² k / m)`.
+fn backward_euler_by_hand((m, k, b): (f64, f64, f64), (x0, v0): (f64, f64), dt: f64) -> (f64, f64) {
+    let v1 = (v0 - dt * k * x0 / m) / (1.0 + dt * b / m + dt * dt * k / m);
+    (x0 + dt * v1, v1)
+}
+
+/// Backward Euler on the stiff spring: stable, the energy falls at every step, and the
+/// states are those of the recurrence solved by hand. Without damping the step is the
+/// rotation scaled by `|R(iθ)| = 1/√(1 + θ²)` (see tests/energy.rs), so the energy falls
+/// by exactly `1/(1 + θ²) = 1/278.8` per step.
+#[test]
+fn backward_euler_is_stable_and_dissipative_on_a_stiff_spring() {
+    for system @ (m, k, b) in [(1.0, K, 0.0), (2.0, K, 30.0)] {
+        let forces = spring(k, b);
+        let mut particle = Particle::new(m, 1.0, 0.0);
+        let mut by_hand = (1.0, 0.0);
+        let mut integrator = BackwardEuler::new();
+        let mut last_energy = energy(&particle, k);
+        let per_step = 1.0 / (1.0 + k * DT * DT / m);
+        for i in 0..60 {
+            integrator
+                .step(&mut particle, &forces, i as f64 * DT, DT)
+                .expect("a linear implicit step converges");
+            by_hand = backward_euler_by_hand(system, by_hand, DT);
+
+            let e = energy(&particle, k);
+            assert!(
+                e < last_energy,
+                "step {i}: energy rose from {last_energy} to {e}"
+            );
+            if b == 0.0 {
+                assert_relative_eq!(e / last_energy, per_step, max_relative = 1e-8);
+            }
+            last_energy = e;
+
+            // The same state as the recurrence, in the energy norm, relative to its size.
+            let (x, v) = by_hand;
+            let difference = 0.5 * k * (particle.position() - x).powi(2)
+                + 0.5 * m * (particle.velocity() - v).powi(2);
+            let size = 0.5 * k * x * x + 0.5 * m * v * v;
+            assert!(
+                (difference / size).sqrt() < 1e-9,
+                "step {i}: ({}, {}) vs ({x}, {v})",
+                particle.position(),
+                particle.velocity()
+            );
+        }
+        // 60 steps (1 s) later the spring has all but stopped: its energy is 10^−146 of
+        // the start's without damping.
+        assert!(last_energy < 1e-100 * 0.5 * k, "{last_energy}");
+    }
+}
+
+/// Every explicit method explodes on the stiff spring, and at the rate its one-step map's
+/// spectral radius ρ(θ) predicts: the energy grows like ρ^(2n).
+///
+/// - explicit Euler: ρ² = 1 + θ² (279 per step);
+/// - midpoint, improved Euler: ρ² = |1 + iθ − θ²/2|² = 1 + θ⁴/4 (1.9·10⁴);
+/// - RK4: ρ² = |R(iθ)|² = 1 − θ⁶/72 + θ⁸/576 (5.9·10⁶);
+/// - semi-implicit Euler, Verlet, position Verlet: trace 2 − θ², determinant 1, so
+///   ρ = (θ² − 2 + √((θ² − 2)² − 4)) / 2 (ρ² = 7.6·10⁴).
+///
+/// For the Runge–Kutta methods the growth is exactly geometric; for the partitioned ones the
+/// start (at rest) is a mix of the two eigenvectors, so the energy is `c ρ^(2n)` with `c`
+/// of order one; allowing two decades either way covers both.
+#[test]
+fn every_explicit_method_explodes_on_a_stiff_spring() {
+    let theta2 = K * DT * DT;
+    let symplectic_rho = {
+        let half_trace = (theta2 - 2.0) / 2.0;
+        half_trace + (half_trace * half_trace - 1.0).sqrt()
+    };
+    let rk2 = 1.0 + theta2 * theta2 / 4.0;
+    let rk4 = 1.0 - theta2.powi(3) / 72.0 + theta2.powi(4) / 576.0;
+    let cases: [(
+        &str,
+        &mut dyn FnMut(&mut Particle<f64>, f64) -> Result<(), StepError>,
+        f64,
+    ); 7] = [
+        (
+            "explicit-euler",
+            &mut |p, t| ExplicitEuler.step(p, &spring(K, 0.0), t, DT),
+            1.0 + theta2,
+        ),
+        (
+            "semi-implicit-euler",
+            &mut |p, t| SemiImplicitEuler.step(p, &spring(K, 0.0), t, DT),
+            symplectic_rho.powi(2),
+        ),
+        (
+            "midpoint",
+            &mut |p, t| Midpoint.step(p, &spring(K, 0.0), t, DT),
+            rk2,
+        ),
+        (
+            "improved-euler",
+            &mut |p, t| ImprovedEuler.step(p, &spring(K, 0.0), t, DT),
+            rk2,
+        ),
+        ("rk4", &mut |p, t| Rk4.step(p, &spring(K, 0.0), t, DT), rk4),
+        (
+            "verlet",
+            &mut |p, t| Verlet.step(p, &spring(K, 0.0), t, DT),
+            symplectic_rho.powi(2),
+        ),
+        (
+            "position-verlet",
+            &mut {
+                let mut integrator = PositionVerlet::new();
+                move |p: &mut Particle<f64>, t: f64| integrator.step(p, &spring(K, 0.0), t, DT)
+            },
+            symplectic_rho.powi(2),
+        ),
+    ];
+    const STEPS: usize = 24;
+    for (name, step, growth_per_step) in cases {
+        let mut particle = Particle::new(1.0, 1.0, 0.0);
+        let e0 = energy(&particle, K);
+        for i in 0..STEPS {
+            step(&mut particle, i as f64 * DT).expect("finite step");
+        }
+        let decades = (energy(&particle, K) / e0).log10();
+        let theory = STEPS as f64 * growth_per_step.log10();
+        println!("{name}: energy grew 10^{decades:.1} in {STEPS} steps (theory 10^{theory:.1})");
+        assert!(decades > 50.0, "{name}: only 10^{decades}");
+        assert!(
+            (decades - theory).abs() < 2.0,
+            "{name}: 10^{decades} vs 10^{theory}"
+        );
+    }
+}
+
+/// A nonlinear stiff force: a hardening spring with drag, `F = −k x − c x³ − b v`.
+const HARD: (f64, f64, f64, f64) = (1.0e4, 1.0e4, 2.0, 1.5); // k, c, b, m
+
+fn hard_spring(p: &Particle<f64>, _t: f64) -> f64 {
+    let (k, c, b, _) = HARD;
+    let x = p.position();
+    -k * x - c * x * x * x - b * p.velocity()
+}
+
+/// Its Jacobian in the coordinates of the derivative: (position rate, momentum rate) by
+/// (position, momentum). `∂(p/m)/∂p = 1/m`, `∂F/∂x = −k − 3cx²`, `∂F/∂p = −b/m`.
+fn hard_spring_jacobian(p: &Particle<f64>, _t: f64, j: &mut Jacobian<f64>) {
+    let (k, c, b, m) = HARD;
+    let x = p.position();
+    j[(0, 1)] = 1.0 / m;
+    j[(1, 0)] = -k - 3.0 * c * x * x;
+    j[(1, 1)] = -b / m;
+}
+
+/// Checks that (x₁, v₁) solves backward Euler's implicit equations from (x₀, v₀):
+/// `x₁ = x₀ + dt v₁` and `m v₁ = m v₀ + dt F(x₁, v₁)`.
+fn assert_solves_backward_euler(before: &Particle<f64>, after: &Particle<f64>, dt: f64) {
+    let (_, _, _, m) = HARD;
+    let scale_x = before.position().abs() + dt * after.velocity().abs() + 1e-300;
+    let position_residual = after.position() - before.position() - dt * after.velocity();
+    assert!(
+        position_residual.abs() <= 1e-12 * scale_x,
+        "{position_residual}"
+    );
+    let force = hard_spring(after, 0.0);
+    let scale_p = (m * before.velocity()).abs() + (dt * force).abs() + 1e-300;
+    let momentum_residual = m * after.velocity() - m * before.velocity() - dt * force;
+    assert!(
+        momentum_residual.abs() <= 1e-9 * scale_p,
+        "{momentum_residual}"
+    );
+}
+
+/// The analytic Jacobian and finite differences solve the same equations, so they give the
+/// same states to within the Newton tolerance; and each state solves the implicit equations.
+#[test]
+fn analytic_and_finite_difference_jacobians_agree() {
+    let (_, _, _, m) = HARD;
+    let with_jacobian = WithJacobian::new(hard_spring, hard_spring_jacobian);
+    let mut analytic = Particle::new(m, 1.0, 0.0);
+    let mut differenced = analytic;
+    let mut solver = BackwardEuler::new().with_tolerance(1e-13);
+    for i in 0..60 {
+        let t = i as f64 * DT;
+        let before = analytic;
+        solver.step(&mut analytic, &with_jacobian, t, DT).unwrap();
+        solver.step(&mut differenced, &hard_spring, t, DT).unwrap();
+        assert_solves_backward_euler(&before, &analytic, DT);
+        let scale = analytic.position().abs() + analytic.velocity().abs() * DT;
+        assert!((analytic.position() - differenced.position()).abs() <= 1e-9 * scale);
+        assert_relative_eq!(
+            analytic.velocity(),
+            differenced.velocity(),
+            max_relative = 1e-8,
+            epsilon = 1e-9 * scale / DT
+        );
+    }
+}
+
+/// The analytic Jacobian is really used: one with the wrong sign turns Newton's iteration
+/// into a divergent one on this stiff force (the iteration matrix `I + dt J` instead of
+/// `I − dt J` has eigenvalues of size ~ dt √(k + 3cx²)·… ≫ 1), so the step fails, while the
+/// right one converges.
+#[test]
+fn a_wrong_analytic_jacobian_is_not_silently_replaced() {
+    let (_, _, _, m) = HARD;
+    let wrong = WithJacobian::new(
+        hard_spring,
+        |p: &Particle<f64>, t: f64, j: &mut Jacobian<f64>| {
+            hard_spring_jacobian(p, t, j);
+            for r in 0..2 {
+                for c in 0..2 {
+                    j[(r, c)] = -j[(r, c)];
+                }
+            }
+        },
+    );
+    let start = Particle::new(m, 1.0, 0.0);
+    let mut particle = start;
+    let result = BackwardEuler::new().step(&mut particle, &wrong, 0.0, DT);
+    println!("wrong Jacobian: {result:?}");
+    assert!(result.is_err(), "{result:?}");
+    assert_eq!(particle, start);
+}
+
+/// A step that cannot converge in the iterations allowed reports `NotConverged` and leaves
+/// the state exactly as it was, bit for bit.
+#[test]
+fn not_converging_returns_an_error_and_leaves_the_state_untouched() {
+    let (_, _, _, m) = HARD;
+    let start = Particle::new(m, 1.0, -3.0);
+    let mut particle = start;
+    let error = BackwardEuler::new()
+        .with_max_iterations(1)
+        .step(&mut particle, &hard_spring, 0.0, DT)
+        .unwrap_err();
+    assert!(
+        matches!(error, StepError::NotConverged { iterations: 1, correction } if correction > 1e-6),
+        "{error:?}"
+    );
+    assert_eq!(particle.position().to_bits(), start.position().to_bits());
+    assert_eq!(particle.velocity().to_bits(), start.velocity().to_bits());
+    assert_eq!(particle.momentum().to_bits(), start.momentum().to_bits());
+    // With the default limit the same step converges: the error was the limit's.
+    BackwardEuler::new()
+        .step(&mut particle, &hard_spring, 0.0, DT)
+        .unwrap();
+    assert_solves_backward_euler(&start, &particle, DT);
+}
+
+/// Forty unknowns exceed the default capacity of 32: refused, state unchanged. A solver
+/// with room for them integrates the diagonal stiff system `y'ᵢ = −λᵢ yᵢ` (λ from 1 to
+/// 10⁶) exactly as the recurrence `yᵢ ← yᵢ / (1 + λᵢ dt)` says.
+#[test]
+fn too_many_unknowns_for_the_default_capacity() {
+    let rates: [f64; 40] = core::array::from_fn(|i| 10f64.powf(i as f64 * 6.0 / 39.0));
+    let decay =
+        move |y: &[f64; 40], _t: f64| -> [f64; 40] { core::array::from_fn(|i| -rates[i] * y[i]) };
+    let start = [1.0; 40];
+    let mut y = start;
+    let error = BackwardEuler::new()
+        .step(&mut y, &decay, 0.0, DT)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        StepError::TooManyUnknowns {
+            unknowns: 40,
+            capacity: 32
+        }
+    );
+    assert_eq!(y, start);
+
+    let mut solver = BackwardEuler::<40>::default().with_tolerance(1e-13);
+    let mut by_hand = start;
+    for i in 0..10 {
+        solver.step(&mut y, &decay, i as f64 * DT, DT).unwrap();
+        for (j, value) in by_hand.iter_mut().enumerate() {
+            *value /= 1.0 + rates[j] * DT;
+        }
+    }
+    for (j, (got, want)) in y.iter().zip(&by_hand).enumerate() {
+        assert_relative_eq!(*got, *want, max_relative = 1e-8, epsilon = 1e-300);
+        assert!(j == 0 || got < &y[j - 1], "stiffer components decay faster");
+    }
+}
+
+/// A Jacobian that makes `I − dt J` singular is reported, and a force that returns NaN is
+/// refused; both leave the state unchanged.
+#[test]
+fn singular_jacobians_and_non_finite_forces_are_refused() {
+    let decay = WithJacobian::new(
+        |y: &f64, _t: f64| -y,
+        |_: &f64, _t: f64, j: &mut Jacobian<f64>| j[(0, 0)] = 1.0 / DT,
+    );
+    let mut y = 1.0_f64;
+    assert_eq!(
+        BackwardEuler::new().step(&mut y, &decay, 0.0, DT),
+        Err(StepError::SingularJacobian)
+    );
+    assert_eq!(y, 1.0);
+
+    let broken = |y: &f64, _t: f64| (-y).sqrt();
+    assert_eq!(
+        BackwardEuler::new().step(&mut y, &broken, 0.0, DT),
+        Err(StepError::NonFiniteResidual)
+    );
+    assert_eq!(y, 1.0);
+}
