@@ -1,0 +1,264 @@
+//! First-order systems `y' = f(t, y)` with every method: any `VectorSpace` is a state whose
+//! whole value is "momentum", so every method applies to it.
+//!
+//! What each method becomes on such a state (no positions, so every drift is a no-op):
+//!
+//! - semi-implicit Euler kicks with `f(t, y)` and has nothing to drift: it *is* explicit
+//!   Euler, `R(z) = 1 + z`. Order 1 (as on a particle), but the symplectic structure that
+//!   bounds its energy on a particle needs a position/momentum split and is gone.
+//! - velocity Verlet (and position Verlet, which has no positions to remember) kicks half
+//!   a step with `f(t, y)`, then half a step with `f(t + dt, y + dt f(t, y))` (the
+//!   end-of-step force is taken at the predicted state): that is Heun's method, improved
+//!   Euler, `R(z) = 1 + z + z²/2`. Order 2, but no longer symplectic nor time-reversible.
+//! - the Runge–Kutta methods and backward Euler are themselves: midpoint and improved
+//!   Euler `1 + z + z²/2`, RK4 `1 + z + z²/2 + z³/6 + z⁴/24`, backward Euler `1/(1 − z)`.
+//!
+//! On a linear system `y' = λ y` one step multiplies `y` by `R(λ dt)`, so the tests compare
+//! with `R(λ dt)^n`, then with the exact `e^(λ t)` at each method's order.
+
+mod common;
+
+use approx::assert_relative_eq;
+use common::log_log_slope;
+use glam::DVec3;
+use timestep::{Integrator, Method, VectorSpace};
+
+/// Order on a first-order system (see the module docs).
+fn first_order_order(name: &str) -> f64 {
+    match name {
+        "explicit-euler" | "semi-implicit-euler" | "backward-euler" => 1.0,
+        "midpoint" | "improved-euler" | "verlet" | "position-verlet" => 2.0,
+        "rk4" => 4.0,
+        other => panic!("unknown method {other}"),
+    }
+}
+
+/// The stability function `R(z)` of each method on a first-order system.
+fn stability_function(name: &str, z: f64) -> f64 {
+    match name {
+        "explicit-euler" | "semi-implicit-euler" => 1.0 + z,
+        "midpoint" | "improved-euler" | "verlet" | "position-verlet" => 1.0 + z + z * z / 2.0,
+        "rk4" => 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0 + z.powi(4) / 24.0,
+        "backward-euler" => 1.0 / (1.0 - z),
+        other => panic!("unknown method {other}"),
+    }
+}
+
+/// Runs `method` on `y' = f(t, y)` from `y0` at t = 0 for `steps` steps of `dt`.
+fn run<S: VectorSpace<Scalar = f64>>(
+    mut method: Method<S>,
+    f: &impl Fn(&S, f64) -> S,
+    y0: S,
+    dt: f64,
+    steps: usize,
+) -> S {
+    let mut y = y0;
+    for i in 0..steps {
+        method
+            .step(&mut y, f, i as f64 * dt, dt)
+            .unwrap_or_else(|e| panic!("{method}: {e}"));
+    }
+    y
+}
+
+/// `y' = −y`, y(0) = 1, to t = 1: each method lands on `R(−dt)^n` (to rounding, or to the
+/// Newton tolerance for backward Euler), and its error against `e^(−1)` falls at its order
+/// when dt halves.
+#[test]
+fn exponential_decay_with_every_method() {
+    let decay = |y: &f64, _t: f64| -y;
+    for method in Method::<f64>::all() {
+        let name = method.name();
+        let mut points = Vec::new();
+        for steps in [10, 20, 40] {
+            let dt = 1.0 / steps as f64;
+            let y = run(method, &decay, 1.0, dt, steps);
+            let recurrence = stability_function(name, -dt).powi(steps as i32);
+            assert_relative_eq!(y, recurrence, max_relative = 1e-12);
+            points.push((dt, (y - (-1.0_f64).exp()).abs()));
+        }
+        let slope = log_log_slope(&points);
+        println!("{name}: y' = −y, order {slope:.3}");
+        let theory = first_order_order(name);
+        assert!(
+            (slope - theory).abs() < 0.15,
+            "{name}: order {slope}, theory {theory}"
+        );
+    }
+}
+
+/// The rotation `y' = (−y₁, y₀)`: its exact flow keeps `|y|`. Each step of a method
+/// multiplies `y` by `R(dt A)`, and since `A² = −I` that is a rotation scaled by `|R(i dt)|`,
+/// so after n steps `|y| = |R(i dt)|^n` exactly. No method here keeps the norm on a
+/// first-order state: explicit and semi-implicit Euler grow it by `√(1 + dt²)` per step,
+/// the second-order methods by `(1 + dt⁴/4)^(1/2)`, RK4 shrinks it by
+/// `(1 − dt⁶/72 + dt⁸/576)^(1/2)` and backward Euler by `1/√(1 + dt²)`.
+#[test]
+fn rotation_norm_follows_each_method_s_stability_function() {
+    let rotation = |y: &[f64; 2], _t: f64| [-y[1], y[0]];
+    let (dt, steps): (f64, usize) = (0.1, 100);
+    let modulus = |name: &str| -> f64 {
+        // |R(i dt)|, from R's real polynomial coefficients evaluated at i dt.
+        let h = dt;
+        match name {
+            "explicit-euler" | "semi-implicit-euler" => (1.0 + h * h).sqrt(),
+            "midpoint" | "improved-euler" | "verlet" | "position-verlet" => {
+                (1.0 + h.powi(4) / 4.0).sqrt()
+            }
+            "rk4" => (1.0 - h.powi(6) / 72.0 + h.powi(8) / 576.0).sqrt(),
+            "backward-euler" => 1.0 / (1.0 + h * h).sqrt(),
+            other => panic!("unknown method {other}"),
+        }
+    };
+    for method in Method::<[f64; 2]>::all() {
+        let name = method.name();
+        let y = run(method, &rotation, [1.0, 0.0], dt, steps);
+        let norm = y[0].hypot(y[1]);
+        let theory = modulus(name).powi(steps as i32);
+        println!("{name}: |y(10)| = {norm:.9} (theory {theory:.9})");
+        assert_relative_eq!(norm, theory, max_relative = 1e-10);
+        assert!((norm - 1.0).abs() > 5e-7, "{name} kept the norm: {norm}");
+        // The phase: every method turns by close to t = 10 rad (error O(dt^p · t)).
+        let angle = y[1].atan2(y[0]);
+        let expected = 10.0 - 4.0 * std::f64::consts::PI; // wrapped into (−π, π]
+        assert!((angle - expected).abs() < 0.1, "{name}: angle {angle}");
+    }
+}
+
+/// On a first-order state the partitioned methods are explicit Runge–Kutta methods: semi-
+/// implicit Euler is explicit Euler, and both Verlets are improved Euler, step for step (up
+/// to the rounding of `(y + a/2) + b/2` against `y + (a + b)/2`).
+#[test]
+fn partitioned_methods_reduce_to_runge_kutta_methods_on_first_order_states() {
+    let rotation = |y: &[f64; 2], _t: f64| [-y[1], y[0]];
+    let by = |name: &str| run(name.parse().unwrap(), &rotation, [0.6, -0.8], 0.05, 400);
+    assert_eq!(by("semi-implicit-euler"), by("explicit-euler"));
+    let heun = by("improved-euler");
+    for name in ["verlet", "position-verlet"] {
+        let y = by(name);
+        assert_relative_eq!(y[0], heun[0], epsilon = 1e-13);
+        assert_relative_eq!(y[1], heun[1], epsilon = 1e-13);
+    }
+}
+
+/// The contrast: the same rotation written as a particle, `x' = v`, `v' = −x` (a unit
+/// oscillator), gives semi-implicit Euler its position/momentum split back, and with it the
+/// symplectic band of tests/energy.rs: `|(x, v)|²` stays within `[1/(1 + dt/2), 1/(1 − dt/2)]`
+/// of its start, where the first-order form above grew by `(1 + dt²)^(n/2)` (×1.64 at
+/// dt 0.1 over 10 s).
+#[test]
+fn the_rotation_as_a_particle_keeps_semi_implicit_euler_bounded() {
+    use timestep::{Particle, SemiImplicitEuler, State};
+    let unit_spring = |p: &Particle<f64>, _t: f64| -p.position();
+    let dt = 0.1_f64;
+    let mut particle = Particle::new(1.0, 1.0, 0.0);
+    let mut as_first_order = [1.0, 0.0];
+    let rotation = |y: &[f64; 2], _t: f64| [-y[1], y[0]];
+    for i in 0..10_000 {
+        let t = i as f64 * dt;
+        SemiImplicitEuler
+            .step(&mut particle, &unit_spring, t, dt)
+            .unwrap();
+        let squared = particle.position().powi(2) + particle.velocity().powi(2);
+        assert!(
+            squared <= 1.0 / (1.0 - dt / 2.0) + 1e-12,
+            "step {i}: {squared}"
+        );
+        assert!(
+            squared >= 1.0 / (1.0 + dt / 2.0) - 1e-12,
+            "step {i}: {squared}"
+        );
+        if i < 100 {
+            SemiImplicitEuler
+                .step(&mut as_first_order, &rotation, t, dt)
+                .unwrap();
+        }
+    }
+    let grown = as_first_order[0].hypot(as_first_order[1]);
+    assert_relative_eq!(grown, (1.0 + dt * dt).powf(50.0), max_relative = 1e-12);
+}
+
+const SIGMA: f64 = 10.0;
+const RHO: f64 = 28.0;
+const BETA: f64 = 8.0 / 3.0;
+
+fn lorenz(y: &DVec3, _t: f64) -> DVec3 {
+    DVec3::new(
+        SIGMA * (y.y - y.x),
+        y.x * (RHO - y.z) - y.y,
+        y.x * y.y - BETA * y.z,
+    )
+}
+
+fn lorenz_array(y: &[f64; 3], _t: f64) -> [f64; 3] {
+    [
+        SIGMA * (y[1] - y[0]),
+        y[0] * (RHO - y[2]) - y[1],
+        y[0] * y[1] - BETA * y[2],
+    ]
+}
+
+/// The states at t = 0.1, 0.2, …, 1.0 of a run with `steps_per_tenth` steps per 0.1 s.
+fn lorenz_checkpoints<S: VectorSpace<Scalar = f64>>(
+    mut method: Method<S>,
+    f: &impl Fn(&S, f64) -> S,
+    y0: S,
+    steps_per_tenth: usize,
+) -> Vec<S> {
+    let dt = 0.1 / steps_per_tenth as f64;
+    let mut y = y0;
+    let mut checkpoints = Vec::new();
+    for i in 0..10 * steps_per_tenth {
+        method.step(&mut y, f, i as f64 * dt, dt).unwrap();
+        if (i + 1) % steps_per_tenth == 0 {
+            checkpoints.push(y);
+        }
+    }
+    checkpoints
+}
+
+/// The Lorenz system (σ 10, ρ 28, β 8/3) from (1, 1, 1) for 1 s, with every method, against
+/// an RK4 reference at dt = 10⁻⁴ (its own error ~10⁻¹⁴, far below every error measured).
+/// The error of a run is the largest relative distance to the reference at t = 0.1, 0.2,
+/// …, 1 (a single end point can hide the error in a chance cancellation). Each method's
+/// error falls at its order when dt halves (steps chosen per order so the error is
+/// asymptotic and above the reference's), and the glam `DVec3` and the `[f64; 3]` state
+/// give the same trajectory.
+#[test]
+fn lorenz_system_with_every_method() {
+    let y0 = DVec3::ONE;
+    let reference = lorenz_checkpoints("rk4".parse().unwrap(), &lorenz, y0, 1000);
+    for method in Method::<DVec3>::all() {
+        let name = method.name();
+        let theory = first_order_order(name);
+        // Steps per 0.1 s: dt from 10⁻³ (first order) or 4·10⁻³ (higher), halved twice.
+        let coarse = if theory == 1.0 { 100 } else { 25 };
+        let mut points = Vec::new();
+        for steps_per_tenth in [coarse, 2 * coarse, 4 * coarse] {
+            let dt = 0.1 / steps_per_tenth as f64;
+            let run = lorenz_checkpoints(method, &lorenz, y0, steps_per_tenth);
+            let error = run
+                .iter()
+                .zip(&reference)
+                .map(|(y, r)| (*y - *r).length() / r.length())
+                .fold(0.0, f64::max);
+            points.push((dt, error));
+
+            let array_method: Method<[f64; 3]> = name.parse().unwrap();
+            let array_run =
+                lorenz_checkpoints(array_method, &lorenz_array, y0.to_array(), steps_per_tenth);
+            for (a, y) in array_run.iter().zip(&run) {
+                for i in 0..3 {
+                    assert_relative_eq!(a[i], y[i], max_relative = 1e-12);
+                }
+            }
+        }
+        let slope = log_log_slope(&points);
+        println!("{name}: Lorenz errors {points:?}, order {slope:.3}");
+        assert!(
+            (slope - theory).abs() < 0.15,
+            "{name}: order {slope}, theory {theory}"
+        );
+        assert!(points[2].1 < 1e-2, "{name}: {points:?}");
+    }
+}
