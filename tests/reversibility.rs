@@ -49,7 +49,10 @@ where
     dx.max(dv)
 }
 
-fn starts() -> [(&'static str, fn(&Particle<f64>, f64) -> f64, Particle<f64>); 2] {
+/// A force that depends on the position alone.
+type Force = fn(&Particle<f64>, f64) -> f64;
+
+fn starts() -> [(&'static str, Force, Particle<f64>); 2] {
     [
         ("pendulum", pendulum, Particle::new(0.7, 2.0, 0.5)),
         (
