@@ -1,4 +1,4 @@
-//! Time reversibility: a symmetric method's step of `−dt` is the exact inverse of its step of
+//! Time reversibility (and the identity of the two Verlet forms it rests on): a symmetric method's step of `−dt` is the exact inverse of its step of
 //! `dt` (theory: velocity Verlet is the composition kick(dt/2) ∘ drift(dt) ∘ kick(dt/2) of
 //! maps each undone by its own negative, in a palindromic order). So N steps forward and N
 //! back return to the start up to rounding alone, on any force that depends on positions
@@ -101,5 +101,41 @@ fn non_symmetric_methods_do_not_return() {
         println!("{name}: explicit Euler {euler:.2e}, RK4 {rk4:.2e}");
         assert!(euler > 1e-3, "{name}: explicit Euler {euler:e}");
         assert!(rk4 > 1e4 * ROUNDING, "{name}: RK4 {rk4:e}");
+    }
+}
+
+/// Position Verlet is velocity Verlet written without the velocity: with steps `hₙ`, velocity
+/// Verlet's displacement per unit time `uₙ₊½ = (xₙ₊₁ − xₙ)/hₙ = vₙ + aₙ hₙ/2` obeys
+/// `uₙ₊½ = uₙ₋½ + aₙ (hₙ₋₁ + hₙ)/2`, which is position Verlet's recurrence. So the two give
+/// the same positions (to rounding) for any sequence of steps, here irregular ones,
+/// including a reversal of direction in the middle of the run.
+#[test]
+fn position_verlet_follows_velocity_verlet_for_any_steps() {
+    for (name, forces, start) in starts() {
+        let mut by_velocity = start;
+        let mut by_position = start;
+        let mut integrator = PositionVerlet::new();
+        let mut t = 0.0;
+        for i in 0..600 {
+            let dt = match i {
+                0..300 => 0.01 * (1.0 + 0.5 * (i as f64 * 0.7).sin()),
+                _ => -0.008 * (1.0 + 0.3 * (i as f64 * 1.3).cos()),
+            };
+            Verlet.step(&mut by_velocity, &forces, t, dt).unwrap();
+            integrator.step(&mut by_position, &forces, t, dt).unwrap();
+            t += dt;
+            let scale = by_velocity.position().abs() + 1.0;
+            assert!(
+                (by_position.position() - by_velocity.position()).abs() < 1e-12 * scale,
+                "{name}, step {i}: {} vs {}",
+                by_position.position(),
+                by_velocity.position()
+            );
+            assert!(
+                (by_position.velocity() - by_velocity.velocity()).abs()
+                    < 1e-12 * (by_velocity.velocity().abs() + 1.0),
+                "{name}, step {i}"
+            );
+        }
     }
 }
