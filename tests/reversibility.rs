@@ -1,8 +1,10 @@
-//! Time reversibility (and the identity of the two Verlet forms it rests on): a symmetric method's step of `−dt` is the exact inverse of its step of
-//! `dt` (theory: velocity Verlet is the composition kick(dt/2) ∘ drift(dt) ∘ kick(dt/2) of
-//! maps each undone by its own negative, in a palindromic order). So N steps forward and N
-//! back return to the start up to rounding alone, on any force that depends on positions
-//! only, linear or not. Non-symmetric methods (explicit Euler, RK4) leave an error of their
+//! Time reversibility, and the identity of the two Verlet forms it rests on.
+//!
+//! A symmetric method's step of `−dt` is the exact inverse of its step of `dt` (theory:
+//! velocity Verlet is the composition kick(dt/2) ∘ drift(dt) ∘ kick(dt/2) of maps each
+//! undone by its own negative, in a palindromic order). So N steps forward and N back
+//! return to the start up to rounding alone, on any force that depends on positions only,
+//! linear or not. Non-symmetric methods (explicit Euler, RK4) leave an error of their
 //! truncation order instead.
 
 use timestep::{ExplicitEuler, Integrator, Particle, PositionVerlet, Rk4, State, Verlet};
