@@ -189,10 +189,11 @@ fn analytic_and_finite_difference_jacobians_agree() {
     }
 }
 
-/// The analytic Jacobian is really used: one with the wrong sign turns Newton's iteration
-/// into a divergent one on this stiff force (the iteration matrix `I + dt J` instead of
-/// `I − dt J` has eigenvalues of size ~ dt √(k + 3cx²)·… ≫ 1), so the step fails, while the
-/// right one converges.
+/// The analytic Jacobian is really used: one with the wrong sign makes Newton's iteration
+/// diverge on this stiff force, so the step fails (with the right one, the previous test
+/// converges). Theory: solving with `I + dt J` instead of `I − dt J` multiplies the error
+/// of each iterate by `(I + dt J)⁻¹ · 2 dt J`, whose eigenvalues `2μ/(1 + μ)` (μ those of
+/// `dt J`, here `±i dt √((k + 3cx²)/m) ≈ ±2.7i` at x = 1) have modulus ≈ 1.9 > 1.
 #[test]
 fn a_wrong_analytic_jacobian_is_not_silently_replaced() {
     let (_, _, _, m) = HARD;
