@@ -111,10 +111,20 @@ pub enum MassError {
     NotPositive(f64),
     /// The mass is infinite or `NaN`.
     NotFinite(f64),
+    /// The mass is so small that its inverse overflows the state's precision.
+    InverseNotFinite(f64),
 }
 
 impl MassError {
     /// Checks that `mass` is finite and positive.
+    ///
+    /// ```
+    /// use timestep::MassError;
+    ///
+    /// assert_eq!(MassError::check(2.0), Ok(()));
+    /// assert_eq!(MassError::check(0.0), Err(MassError::NotPositive(0.0)));
+    /// assert!(MassError::check(f64::INFINITY).is_err());
+    /// ```
     pub fn check(mass: f64) -> Result<(), MassError> {
         if !mass.is_finite() {
             Err(MassError::NotFinite(mass))
@@ -131,6 +141,9 @@ impl fmt::Display for MassError {
         match self {
             MassError::NotPositive(m) => write!(f, "mass must be positive, got {m}"),
             MassError::NotFinite(m) => write!(f, "mass must be finite, got {m}"),
+            MassError::InverseNotFinite(m) => {
+                write!(f, "mass {m} is too small: its inverse overflows")
+            }
         }
     }
 }

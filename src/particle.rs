@@ -42,7 +42,8 @@ impl<V: VectorSpace> Particle<V> {
     ///
     /// # Panics
     ///
-    /// If `mass` is zero, negative, infinite or `NaN`; the message says which.
+    /// If `mass` is zero, negative, infinite, `NaN` or too small to invert; the message
+    /// says which.
     /// [`try_new`](Particle::try_new) returns the error instead.
     #[track_caller]
     pub fn new(mass: V::Scalar, position: V, velocity: V) -> Self {
@@ -53,7 +54,7 @@ impl<V: VectorSpace> Particle<V> {
     }
 
     /// A particle of `mass` at `position` moving at `velocity`, or the reason `mass` is
-    /// refused (zero, negative, infinite or `NaN`).
+    /// refused (zero, negative, infinite, `NaN`, or so small that `1 / mass` overflows).
     ///
     /// ```
     /// use timestep::{MassError, Particle};
@@ -61,15 +62,24 @@ impl<V: VectorSpace> Particle<V> {
     /// assert!(Particle::try_new(2.0_f32, 0.0_f32, 1.0).is_ok());
     /// assert_eq!(Particle::try_new(0.0_f32, 0.0_f32, 1.0), Err(MassError::NotPositive(0.0)));
     /// assert!(matches!(Particle::try_new(f64::NAN, 0.0, 1.0), Err(MassError::NotFinite(_))));
+    /// // 1 / 1e-40 overflows f32.
+    /// assert!(matches!(
+    ///     Particle::try_new(1e-40_f32, 0.0_f32, 0.0),
+    ///     Err(MassError::InverseNotFinite(_))
+    /// ));
     /// ```
     pub fn try_new(mass: V::Scalar, position: V, velocity: V) -> Result<Self, MassError> {
         MassError::check(mass.to_f64())?;
+        let inverse_mass = V::Scalar::one() / mass;
+        if !inverse_mass.is_finite() {
+            return Err(MassError::InverseNotFinite(mass.to_f64()));
+        }
         Ok(Particle {
             position,
             momentum: velocity.scale(mass),
             velocity,
             mass,
-            inverse_mass: V::Scalar::one() / mass,
+            inverse_mass,
         })
     }
 

@@ -32,7 +32,7 @@ use num_traits::{Float, One, Zero};
 /// assert!((end.position() - (10.0 - 0.5 * 9.81)).abs() < 1e-12);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Trajectory<'f, S: State, I, F: ?Sized> {
     integrator: I,
     state: S,
@@ -143,6 +143,26 @@ where
         } else {
             self.t0 + self.dt * S::Scalar::from_f64(step as f64)
         }
+    }
+}
+
+/// Shows where the run is, without asking the forces (often a closure) to be `Debug`.
+impl<S, I, F> core::fmt::Debug for Trajectory<'_, S, I, F>
+where
+    S: State + core::fmt::Debug,
+    I: core::fmt::Debug,
+    F: ?Sized,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Trajectory")
+            .field("integrator", &self.integrator)
+            .field("state", &self.state)
+            .field("t0", &self.t0)
+            .field("t1", &self.t1)
+            .field("dt", &self.dt)
+            .field("steps", &self.steps)
+            .field("taken", &self.taken)
+            .finish_non_exhaustive()
     }
 }
 
