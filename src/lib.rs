@@ -31,6 +31,8 @@
 //! - [`Integrator`]: `step(&mut state, &forces, t, dt)`. Every method is a type that
 //!   implements it, and [`Method`] picks one by name at run time.
 //! - [`Trajectory`]: steps from `t0` to `t1`, yielding every sample.
+//! - [`batch`]: one step for a whole slice of states, serially or (feature `rayon`) in
+//!   parallel.
 //!
 //! # Methods
 //!
@@ -61,6 +63,8 @@
 //!
 //! - `std` (default): floating-point functions from the standard library.
 //! - `libm`: floating-point functions from `libm`, for `no_std` targets.
+//! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
+//!   (implies `std`).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 
@@ -68,6 +72,7 @@
 compile_error!("timestep needs the `std` feature or, on no_std targets, the `libm` feature");
 
 pub mod analytic;
+pub mod batch;
 mod error;
 mod integrators;
 mod particle;
