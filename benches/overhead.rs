@@ -2,8 +2,10 @@
 //! hand, for RK4 and semi-implicit Euler, on a 1-D spring in `f64` and a 3-D spring in `f32`.
 //!
 //! The hand-written code keeps the crate's state layout and operation order: position,
-//! momentum, and a velocity recalculated as `p · (1/m)` after every change of momentum, so
-//! both sides do the same flops and any difference is the abstraction's. Each iteration
+//! momentum, and a velocity recalculated as `p · (1/m)` after every change of momentum
+//! (advanced as `v + F · (dt/m)` in a Runge–Kutta stage's temporary probe, as
+//! `Particle::probe` does), so both sides do the same flops and any difference is the
+//! abstraction's. Both are checked to agree bit for bit before measuring. Each iteration
 //! runs [`STEPS`] steps, so a step's cost (a few nanoseconds) is well above the timer's
 //! resolution.
 //!
@@ -70,12 +72,14 @@ macro_rules! handwritten {
         fn $name_rk4(state: &mut HandParticle<$v>, k: $s, dt: $s, steps: usize) {
             // The rate (velocity, force) at a state: the spring pulls on the position.
             let rate = |s: &HandParticle<$v>| (s.velocity, s.position * -k);
-            // The probe state `start` advanced by `rate · h`, and the rate there.
+            // The probe state `start` advanced by `rate · h`, and the rate there. As the
+            // crate's particle does, the probe's velocity is advanced by `f · (h/m)`; the
+            // state itself is recalculated from its momentum.
             let sample = |start: &HandParticle<$v>, (v, f): ($v, $v), h: $s| {
                 let mut probe = *start;
                 probe.position += v * h;
                 probe.momentum += f * h;
-                probe.velocity = probe.momentum * probe.inverse_mass;
+                probe.velocity += f * (h * probe.inverse_mass);
                 rate(&probe)
             };
             let half = dt * 0.5;

@@ -104,6 +104,7 @@ fn by_differential_equations(s: DampedSpring) -> f64 {
 
 fn peers(c: &mut Criterion) {
     let x = by_timestep(SPRING);
+    println!("peers/rk4-spring: timestep ends at x = {x:.12} m");
     for (name, other) in [
         ("ode_solvers", by_ode_solvers(SPRING)),
         ("differential_equations", by_differential_equations(SPRING)),
@@ -112,6 +113,7 @@ fn peers(c: &mut Criterion) {
             (x - other).abs() <= 1e-9,
             "{name} ends at x = {other}, timestep at {x}: not the same computation"
         );
+        println!("peers/rk4-spring: {name} ends {:+.1e} m from it", other - x);
     }
 
     let mut group = c.benchmark_group("peers/rk4-spring");

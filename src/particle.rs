@@ -1,6 +1,6 @@
 //! [`Particle`]: a point mass of any dimension.
 
-use crate::{MassError, Scalar, State, VectorSpace};
+use crate::{Derivative, MassError, Scalar, State, VectorSpace};
 use num_traits::{Float, One, Zero};
 
 /// A point mass in any number of dimensions: `Particle<f64>` on a line, `Particle<Vec2>` in
@@ -168,5 +168,20 @@ impl<V: VectorSpace> State for Particle<V> {
     fn kick(&mut self, force: V, dt: V::Scalar) {
         self.momentum = self.momentum.add_scaled(force, dt);
         self.recalculate();
+    }
+
+    /// The particle advanced by `rate · dt` for a Runge–Kutta stage, with its velocity
+    /// advanced as `v + F · (dt/m)` rather than recalculated as `(p + F·dt) · (1/m)`: equal in
+    /// exact arithmetic, within rounding in floating point, and one multiplication shorter
+    /// after the force, on the chain of dependent operations that sets the speed of a step.
+    /// (The state itself is always recalculated from its momentum.)
+    #[inline]
+    fn probe(&self, rate: &Derivative<V, V>, dt: V::Scalar) -> Self {
+        Particle {
+            position: self.position.add_scaled(rate.velocity, dt),
+            momentum: self.momentum.add_scaled(rate.force, dt),
+            velocity: self.velocity.add_scaled(rate.force, dt * self.inverse_mass),
+            ..*self
+        }
     }
 }

@@ -3,7 +3,8 @@
 use super::{half, should_step};
 use crate::{Forces, Integrator, Scalar, State, StepError, VectorSpace};
 
-/// The state `start` advanced by `rate · dt`, and the derivative there at time `t`.
+/// The derivative at time `t` of the state `start` advanced by `rate · dt` (its
+/// [`probe`](State::probe)).
 #[inline]
 fn sample<S: State, F: Forces<S> + ?Sized>(
     start: &S,
@@ -12,9 +13,7 @@ fn sample<S: State, F: Forces<S> + ?Sized>(
     t: S::Scalar,
     dt: S::Scalar,
 ) -> crate::DerivativeOf<S> {
-    let mut probe = start.clone();
-    probe.advance(rate, dt);
-    probe.derivative(forces, t)
+    start.probe(rate, dt).derivative(forces, t)
 }
 
 /// The explicit midpoint method: an Euler half step finds the slope at the middle of the
