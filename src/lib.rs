@@ -69,7 +69,9 @@ compile_error!("timestep needs the `std` feature or, on no_std targets, the `lib
 
 pub mod analytic;
 mod error;
+mod fixed_timestep;
 mod integrators;
+mod interpolate;
 mod particle;
 mod scalar;
 mod state;
@@ -77,10 +79,12 @@ mod trajectory;
 mod vector_space;
 
 pub use error::{MassError, StepError};
+pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
     BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
     ParseMethodError, PositionVerlet, Rk4, SemiImplicitEuler, Verlet, WithJacobian,
 };
+pub use interpolate::Interpolate;
 pub use particle::Particle;
 pub use scalar::Scalar;
 pub use state::{Derivative, DerivativeOf, Forces, State};
