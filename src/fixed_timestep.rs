@@ -118,6 +118,14 @@ pub struct FixedTimestep<S: Scalar = f64> {
 
 impl<S: Scalar> FixedTimestep<S> {
     /// The default cap on one frame's time, in seconds: 0.25 s, or 15 steps at 60 Hz.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let clock = FixedTimestep::new(1.0_f64 / 60.0);
+    /// assert_eq!(clock.max_frame_time(), FixedTimestep::<f64>::DEFAULT_MAX_FRAME_TIME);
+    /// assert_eq!(clock.max_steps(), 15);
+    /// ```
     pub const DEFAULT_MAX_FRAME_TIME: f64 = 0.25;
 
     /// A clock that steps physics by `dt` seconds, with the default cap of
