@@ -289,3 +289,8 @@ pub use scalar::Scalar;
 pub use state::{Derivative, DerivativeOf, Forces, State};
 pub use trajectory::Trajectory;
 pub use vector_space::{NoVelocity, VectorSpace};
+
+/// The README's code, compiled and run as a doc test so that it cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

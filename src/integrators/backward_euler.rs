@@ -270,6 +270,8 @@ fn solve_in_place<S: Scalar, const N: usize>(
         for row in col + 1..n {
             let factor = matrix[row][col] / pivot;
             if factor != S::zero() {
+                // Indexed, not iterated: the loop reads row `col` while it writes row `row`.
+                #[allow(clippy::needless_range_loop)]
                 for k in col..n {
                     matrix[row][k] = matrix[row][k] - factor * matrix[col][k];
                 }
