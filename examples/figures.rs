@@ -27,8 +27,15 @@ use std::path::{Path, PathBuf};
 use timestep::analytic::DampedOscillator;
 use timestep::{ExplicitEuler, Integrator, Particle, Rk4, SemiImplicitEuler, State, Trajectory};
 
+/// Errors of any kind, as `main` reports them.
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+/// `(x, y)` points of a line.
+type Points = Vec<(f64, f64)>;
+/// `(t, state)`, as a [`Trajectory`] yields it.
+type Sample = (f64, Particle<f64>);
+
 /// Every figure, by the function that makes it.
-const FIGURES: &[fn() -> Result<Figure, Box<dyn Error>>] = &[
+const FIGURES: &[fn() -> Result<Figure>] = &[
     spring_damper_explicit_euler,
     spring_damper_semi_implicit_euler,
     oscillator_dt_0_1,
@@ -103,17 +110,17 @@ fn run<I: Integrator<Particle<f64>>>(
     damping: f64,
     duration: f64,
     dt: f64,
-) -> Result<Vec<(f64, Particle<f64>)>, Box<dyn Error>> {
+) -> Result<Vec<Sample>> {
     let forces = spring(damping);
     let start = Particle::new(MASS, X0, 0.0);
     Ok(
         Trajectory::new(integrator, start, &forces, 0.0, duration, dt)?
-            .collect::<Result<_, _>>()?,
+            .collect::<std::result::Result<_, _>>()?,
     )
 }
 
 /// The `(t, position)` and `(t, energy / initial energy)` series of a run.
-fn series(samples: &[(f64, Particle<f64>)]) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+fn series(samples: &[Sample]) -> (Points, Points) {
     let energy = |p: &Particle<f64>| p.kinetic_energy() + 0.5 * STIFFNESS * p.position().powi(2);
     let e0 = energy(&samples[0].1);
     samples
@@ -128,12 +135,12 @@ fn simulate<I: Integrator<Particle<f64>>>(
     damping: f64,
     duration: f64,
     dt: f64,
-) -> Result<(Vec<(f64, f64)>, Vec<(f64, f64)>), Box<dyn Error>> {
+) -> Result<(Points, Points)> {
     Ok(series(&run(integrator, damping, duration, dt)?))
 }
 
 /// The exact motion sampled every `dt`, as `(t, position)` and `(t, energy / E₀)`.
-fn exact(damping: f64, duration: f64, dt: f64) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+fn exact(damping: f64, duration: f64, dt: f64) -> (Points, Points) {
     let solution = DampedOscillator::new(MASS, STIFFNESS, damping, X0, 0.0);
     let e0 = solution.energy(X0, 0.0);
     let n = (duration / dt).round() as usize;
@@ -154,7 +161,7 @@ fn last(points: &[(f64, f64)]) -> f64 {
 /// The phase φ of an undamped oscillation, `atan2(−v/ω, x)`, followed continuously from
 /// `t = 0` through every sample (each step turns it by less than half a turn), minus the
 /// exact phase `ω t`: how far ahead (+) or behind (−) the numerical motion is, in radians.
-fn phase_drift(samples: &[(f64, Particle<f64>)]) -> f64 {
+fn phase_drift(samples: &[Sample]) -> f64 {
     let omega = (STIFFNESS / MASS).sqrt();
     let angle = |p: &Particle<f64>| (-p.velocity() / omega).atan2(p.position());
     let mut phase = 0.0;
@@ -173,7 +180,7 @@ fn phase_drift(samples: &[(f64, Particle<f64>)]) -> f64 {
 }
 
 /// Explicit Euler on the spring-damper: the exact motion decays, explicit Euler's grows.
-fn spring_damper_explicit_euler() -> Result<Figure, Box<dyn Error>> {
+fn spring_damper_explicit_euler() -> Result<Figure> {
     let (duration, dt) = (30.0, 0.01);
     let (exact_x, exact_e) = exact(DAMPING, duration, dt);
     let (euler_x, euler_e) = simulate(ExplicitEuler, DAMPING, duration, dt)?;
@@ -210,7 +217,7 @@ fn spring_damper_explicit_euler() -> Result<Figure, Box<dyn Error>> {
 }
 
 /// Semi-implicit Euler on the spring-damper: on top of the exact motion.
-fn spring_damper_semi_implicit_euler() -> Result<Figure, Box<dyn Error>> {
+fn spring_damper_semi_implicit_euler() -> Result<Figure> {
     let (duration, dt) = (30.0, 0.01);
     let (exact_x, exact_e) = exact(DAMPING, duration, dt);
     let (euler_x, euler_e) = simulate(SemiImplicitEuler, DAMPING, duration, dt)?;
@@ -259,7 +266,7 @@ fn spring_damper_semi_implicit_euler() -> Result<Figure, Box<dyn Error>> {
 }
 
 /// RK4 against semi-implicit Euler on the undamped oscillator over 90 s at `dt`.
-fn oscillator(file: &'static str, dt: f64) -> Result<Figure, Box<dyn Error>> {
+fn oscillator(file: &'static str, dt: f64) -> Result<Figure> {
     let duration = 90.0;
     let zoom = duration - 10.0;
     let (exact_x, exact_e) = exact(0.0, duration, 0.01);
@@ -318,11 +325,11 @@ fn oscillator(file: &'static str, dt: f64) -> Result<Figure, Box<dyn Error>> {
     })
 }
 
-fn oscillator_dt_0_1() -> Result<Figure, Box<dyn Error>> {
+fn oscillator_dt_0_1() -> Result<Figure> {
     oscillator("oscillator_dt_0.1.svg", 0.1)
 }
 
-fn oscillator_dt_0_25() -> Result<Figure, Box<dyn Error>> {
+fn oscillator_dt_0_25() -> Result<Figure> {
     oscillator("oscillator_dt_0.25.svg", 0.25)
 }
 
@@ -333,10 +340,7 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     })
 }
 
-fn draw_panel(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    panel: &Panel,
-) -> Result<(), Box<dyn Error>> {
+fn draw_panel(area: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel) -> Result<()> {
     let points = || panel.series.iter().flat_map(|s| s.points.iter());
     let (x0, x1) = range(points().map(|&(x, _)| x));
     let (lo, hi) = range(points().map(|&(_, y)| y));
@@ -387,7 +391,7 @@ fn draw_panel(
     Ok(())
 }
 
-fn write(figure: &Figure, dir: &Path) -> Result<PathBuf, Box<dyn Error>> {
+fn write(figure: &Figure, dir: &Path) -> Result<PathBuf> {
     let path = dir.join(figure.file);
     let height = 40 + 330 * figure.panels.len() as u32;
     {
@@ -403,7 +407,7 @@ fn write(figure: &Figure, dir: &Path) -> Result<PathBuf, Box<dyn Error>> {
     Ok(path)
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let mut dir = PathBuf::from("docs");
     while let Some(flag) = args.next() {
