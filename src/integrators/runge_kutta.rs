@@ -43,6 +43,7 @@ fn sample<S: State, F: Forces<S> + ?Sized>(
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Midpoint;
 
 impl<S: State> Integrator<S> for Midpoint {
@@ -89,6 +90,7 @@ impl<S: State> Integrator<S> for Midpoint {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ImprovedEuler;
 
 impl<S: State> Integrator<S> for ImprovedEuler {
@@ -140,6 +142,7 @@ impl<S: State> Integrator<S> for ImprovedEuler {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rk4;
 
 impl<S: State> Integrator<S> for Rk4 {

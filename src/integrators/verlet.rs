@@ -38,6 +38,7 @@ use num_traits::Float;
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Verlet;
 
 impl<S: State> Integrator<S> for Verlet {
@@ -122,11 +123,27 @@ fn predicted<S: State>(half_kicked: &S, start_force: S::Force, dt: S::Scalar) ->
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(
+        serialize = "S::Velocity: serde::Serialize, S::Scalar: serde::Serialize",
+        deserialize = "S::Velocity: serde::Deserialize<'de>, S::Scalar: serde::Deserialize<'de>"
+    ))
+)]
 pub struct PositionVerlet<S: State> {
     memory: Option<LastStep<S>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(
+        serialize = "S::Velocity: serde::Serialize, S::Scalar: serde::Serialize",
+        deserialize = "S::Velocity: serde::Deserialize<'de>, S::Scalar: serde::Deserialize<'de>"
+    ))
+)]
 struct LastStep<S: State> {
     displacement_rate: S::Velocity,
     dt: S::Scalar,
