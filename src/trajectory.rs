@@ -98,7 +98,7 @@ where
             0
         } else {
             let ratio = span / dt;
-            if !(ratio > S::Scalar::zero()) || !ratio.is_finite() {
+            if !ratio.is_finite() || ratio <= S::Scalar::zero() {
                 return Err(StepError::TimeStepDirection {
                     span: span.to_f64(),
                     dt: dt.to_f64(),
