@@ -31,6 +31,8 @@
 //! - [`Integrator`]: `step(&mut state, &forces, t, dt)`. Every method is a type that
 //!   implements it, and [`Method`] picks one by name at run time.
 //! - [`Trajectory`]: steps from `t0` to `t1`, yielding every sample.
+//! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
+//!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation.
 //!
 //! # Methods
 //!
@@ -71,6 +73,7 @@ pub mod analytic;
 mod error;
 mod integrators;
 mod particle;
+pub mod rigid;
 mod scalar;
 mod state;
 mod trajectory;
