@@ -1,7 +1,7 @@
 //! After every step of every integrator, a body's secondary quantities are exactly what a
 //! fresh recalculation from its primary ones gives: nothing is ever stale.
 
-use timestep::rigid::{Body, Inertia, OrientationUpdate, Precision, Vector3};
+use timestep::rigid::{Body, Inertia, OrientationUpdate, Precision, Splitting, Vector3};
 use timestep::{Integrator, Method};
 
 /// Gravity, linear and angular drag, a spring from a body corner to a fixed anchor, and a
@@ -53,6 +53,7 @@ fn check_all<S: Precision>() {
         for method in Method::<Body<S>>::all() {
             check::<S, _>(method.name(), method, update);
         }
+        check::<S, _>("splitting", Splitting, update);
     }
 }
 

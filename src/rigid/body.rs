@@ -406,6 +406,14 @@ impl<S: Precision> Body<S> {
         half::<S>() * self.angular_momentum.dot(self.angular_velocity)
     }
 
+    /// Sets position and orientation together (the orientation normalized), recalculating
+    /// once: for integrators that move a body by other means than a drift.
+    pub(crate) fn place(&mut self, position: S::Vec3, orientation: S::Quat) {
+        self.position = position;
+        self.orientation = orientation.normalize();
+        self.recalculate();
+    }
+
     /// The primary part of a drift: positions along `velocity`, orientation by `spin`.
     #[inline]
     fn move_along(&mut self, velocity: S::Vec3, spin: S::Quat, dt: S) {
