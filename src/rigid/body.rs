@@ -129,7 +129,7 @@ impl<S: Precision> Body<S> {
         if !(moments_fit && inertia_tensor.is_finite() && inverse_inertia.is_finite()) {
             return Err(BodyError::Inertia(InertiaError::OutOfRange {
                 moments: inertia.principal_moments().to_array(),
-                precision: core::any::type_name::<S>(),
+                precision: S::NAME,
             }));
         }
         let zero = S::Vec3::zero();

@@ -51,6 +51,9 @@ pub trait Precision: Scalar + sealed::Sealed {
     /// A 4×4 matrix: `Mat4` or `DMat4`.
     type Mat4: Matrix4<Vec3 = Self::Vec3, Quat = Self::Quat>;
 
+    /// The type's name, `"f32"` or `"f64"`, for messages.
+    const NAME: &'static str;
+
     /// Rounds an `f64` vector to this precision.
     fn vec3(v: DVec3) -> Self::Vec3;
     /// Rounds an `f64` quaternion to this precision (without renormalizing).
@@ -64,6 +67,7 @@ impl Precision for f32 {
     type Quat = Quat;
     type Mat3 = Mat3;
     type Mat4 = Mat4;
+    const NAME: &'static str = "f32";
 
     #[inline]
     fn vec3(v: DVec3) -> Vec3 {
@@ -84,6 +88,7 @@ impl Precision for f64 {
     type Quat = DQuat;
     type Mat3 = DMat3;
     type Mat4 = DMat4;
+    const NAME: &'static str = "f64";
 
     #[inline]
     fn vec3(v: DVec3) -> DVec3 {
