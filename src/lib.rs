@@ -72,6 +72,8 @@
 //! - [`Trajectory`]: steps from `t0` to `t1`, yielding every sample.
 //! - [`FixedTimestep`] and [`Interpolate`]: fixed steps under variable frames, and the
 //!   blend to draw.
+//! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
+//!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation.
 //!
 //! # Which method should I use?
 //!
@@ -272,6 +274,7 @@ mod fixed_timestep;
 mod integrators;
 mod interpolate;
 mod particle;
+pub mod rigid;
 mod scalar;
 mod state;
 mod trajectory;

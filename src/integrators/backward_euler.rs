@@ -267,15 +267,16 @@ fn solve_in_place<S: Scalar, const N: usize>(
         }
         matrix.swap(col, pivot_row);
         rhs.swap(col, pivot_row);
-        for row in col + 1..n {
-            let factor = matrix[row][col] / pivot;
+        let (upper, lower) = matrix.split_at_mut(col + 1);
+        let pivot_entries = &upper[col][col..n];
+        for (below, row) in lower[..n - col - 1].iter_mut().enumerate() {
+            let factor = row[col] / pivot;
             if factor != S::zero() {
-                // Indexed, not iterated: the loop reads row `col` while it writes row `row`.
-                #[allow(clippy::needless_range_loop)]
-                for k in col..n {
-                    matrix[row][k] = matrix[row][k] - factor * matrix[col][k];
+                for (entry, &above) in row[col..n].iter_mut().zip(pivot_entries) {
+                    *entry = *entry - factor * above;
                 }
-                rhs[row] = rhs[row] - factor * rhs[col];
+                let index = col + 1 + below;
+                rhs[index] = rhs[index] - factor * rhs[col];
             }
         }
     }
