@@ -103,6 +103,12 @@ impl<S: Precision> Body<S> {
     /// inertia tensor whose moments or inverse do not fit in `f32` ([`BodyError::Inertia`]).
     /// (`Inertia` itself is checked when it is made.)
     ///
+    /// An `f32` body keeps its tensor rounded to `f32`, and its inverse tensor and principal
+    /// axes are those of that rounded tensor (computed in `f64`, then rounded), so that
+    /// the body is consistent with itself and is determined by what it stores: its mass, its
+    /// `f32` tensor and its state. (Which is also what lets a body survive a round trip
+    /// through the `serde` feature bit for bit.)
+    ///
     /// ```
     /// use timestep::rigid::{BodyError, DRigidBody, Inertia, RigidBody};
     /// use timestep::MassError;
@@ -119,19 +125,17 @@ impl<S: Precision> Body<S> {
     /// ```
     pub fn try_new(mass: S, inertia: Inertia) -> Result<Self, BodyError> {
         MassError::check(mass.to_f64())?;
+        check_fits::<S>(&inertia)?;
+        let rounded = S::widen_mat3(S::mat3(inertia.tensor()));
+        let inertia = if rounded == inertia.tensor() {
+            inertia
+        } else {
+            let own = Inertia::try_from_tensor(rounded, S::epsilon().to_f64())?;
+            check_fits::<S>(&own)?;
+            own
+        };
         let inertia_tensor = S::mat3(inertia.tensor());
         let inverse_inertia = S::mat3(inertia.inverse());
-        let principal_moments = S::vec3(inertia.principal_moments());
-        let moments_fit = principal_moments
-            .to_array()
-            .iter()
-            .all(|&m| m.is_finite() && m > S::zero());
-        if !(moments_fit && inertia_tensor.is_finite() && inverse_inertia.is_finite()) {
-            return Err(BodyError::Inertia(InertiaError::OutOfRange {
-                moments: inertia.principal_moments().to_array(),
-                precision: S::NAME,
-            }));
-        }
         let zero = S::Vec3::zero();
         let mut body = Body {
             position: zero,
@@ -147,7 +151,7 @@ impl<S: Precision> Body<S> {
             inverse_mass: S::one() / mass,
             inertia: inertia_tensor,
             inverse_inertia,
-            principal_moments,
+            principal_moments: S::vec3(inertia.principal_moments()),
             principal_rotation: S::quat(inertia.principal_rotation()).normalize(),
             orientation_update: OrientationUpdate::default(),
         };
@@ -426,6 +430,25 @@ impl<S: Precision> Body<S> {
     fn push(&mut self, force: S::Vec3, torque: S::Vec3, dt: S) {
         self.momentum = self.momentum.add_scaled(force, dt);
         self.angular_momentum = self.angular_momentum.add_scaled(torque, dt);
+    }
+}
+
+/// Refuses an inertia tensor whose moments, entries or inverse do not fit in `S`.
+fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
+    let moments_fit = S::vec3(inertia.principal_moments())
+        .to_array()
+        .iter()
+        .all(|&m| m.is_finite() && m > S::zero());
+    if moments_fit
+        && S::mat3(inertia.tensor()).is_finite()
+        && S::mat3(inertia.inverse()).is_finite()
+    {
+        Ok(())
+    } else {
+        Err(InertiaError::OutOfRange {
+            moments: inertia.principal_moments().to_array(),
+            precision: S::NAME,
+        })
     }
 }
 

@@ -253,6 +253,24 @@ impl Inertia {
         ixz: f64,
         iyz: f64,
     ) -> Result<Self, InertiaError> {
+        Self::try_symmetric_within([ixx, iyy, izz, ixy, ixz, iyz], f64::EPSILON)
+    }
+
+    /// The symmetric tensor `m` (its upper triangle is read), checked as by
+    /// [`try_symmetric`](Inertia::try_symmetric) but allowing its entries to be rounded to a
+    /// precision of machine epsilon `epsilon`: a flat body's largest moment, the sum of the
+    /// other two, may exceed that sum by a few `epsilon` of the trace once rounded to `f32`.
+    pub(crate) fn try_from_tensor(m: DMat3, epsilon: f64) -> Result<Self, InertiaError> {
+        let [c0, c1, c2] = m.to_cols_array_2d();
+        Self::try_symmetric_within([c0[0], c1[1], c2[2], c1[0], c2[0], c2[1]], epsilon)
+    }
+
+    /// [`try_symmetric`](Inertia::try_symmetric) with the triangle inequality allowed
+    /// `8 epsilon` of the trace for rounding.
+    fn try_symmetric_within(
+        [ixx, iyy, izz, ixy, ixz, iyz]: [f64; 6],
+        epsilon: f64,
+    ) -> Result<Self, InertiaError> {
         let entries = [
             ("ixx", ixx),
             ("iyy", iyy),
@@ -268,7 +286,7 @@ impl Inertia {
         }
         let rows = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
         let (moments, axes) = symmetric_eigen(rows);
-        check_moments(moments)?;
+        check_moments(moments, epsilon)?;
         let principal_axes = DMat3::from_cols_array_2d(&axes).transpose();
         let principal_moments = DVec3::from_array(moments);
         let inverse = principal_axes
@@ -377,16 +395,16 @@ fn dimension(dimension: &'static str, value: f64) -> Result<(), InertiaError> {
 }
 
 /// Checks that principal moments are positive and obey the triangle inequality, allowing
-/// the rounding of the eigen-decomposition (a few ε of the trace) for flat bodies, where
-/// one moment equals the sum of the other two.
-fn check_moments(moments: [f64; 3]) -> Result<(), InertiaError> {
+/// the rounding of the eigen-decomposition (a few `epsilon` of the trace) for flat bodies,
+/// where one moment equals the sum of the other two.
+fn check_moments(moments: [f64; 3], epsilon: f64) -> Result<(), InertiaError> {
     if let Some(&moment) = moments.iter().find(|&&m| m <= 0.0) {
         return Err(InertiaError::NotPositive { moment, moments });
     }
     let trace: f64 = moments.iter().sum();
     for i in 0..3 {
         let others = trace - moments[i];
-        if moments[i] - others > 8.0 * f64::EPSILON * trace {
+        if moments[i] - others > 8.0 * epsilon * trace {
             return Err(InertiaError::Impossible {
                 moment: moments[i],
                 moments,
