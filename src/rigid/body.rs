@@ -410,6 +410,22 @@ impl<S: Precision> Body<S> {
         half::<S>() * self.angular_momentum.dot(self.angular_velocity)
     }
 
+    /// Sets every primary quantity as given (the orientation is expected to be a unit
+    /// quaternion already), recalculating once.
+    pub(crate) fn set_primaries(
+        &mut self,
+        position: S::Vec3,
+        momentum: S::Vec3,
+        orientation: S::Quat,
+        angular_momentum: S::Vec3,
+    ) {
+        self.position = position;
+        self.momentum = momentum;
+        self.orientation = orientation;
+        self.angular_momentum = angular_momentum;
+        self.recalculate();
+    }
+
     /// Sets position and orientation together (the orientation normalized), recalculating
     /// once: for integrators that move a body by other means than a drift.
     pub(crate) fn place(&mut self, position: S::Vec3, orientation: S::Quat) {
