@@ -257,10 +257,13 @@
 //! - `libm`: floating-point functions from `libm`, for `no_std` targets:
 //!   `cargo build --no-default-features --features libm`. Nothing in the crate allocates.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
-//!   [`NoVelocity`], glam's types) and the settings ([`BackwardEuler`], [`Method`], the
-//!   memory of [`PositionVerlet`], [`FixedTimestep`]). Deserializing checks what the
+//!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
+//!   glam's types) and the settings ([`BackwardEuler`], [`Method`], the memory of
+//!   [`PositionVerlet`], [`FixedTimestep`], [`rigid::Inertia`],
+//!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
-//!   `FixedTimestep`'s `dt` too. Works without `std`.
+//!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
+//!   and its orientation a unit quaternion. Works without `std`.
 //! - `rayon`: reserved for stepping many states in parallel; not there yet.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]

@@ -37,7 +37,31 @@ use glam::{DMat3, DQuat, DVec3};
 /// let impossible = Inertia::try_diagonal(1.0, 2.0, 5.0);
 /// assert!(matches!(impossible, Err(InertiaError::Impossible { .. })));
 /// ```
+///
+/// With the `serde` feature it serializes as the six entries of its tensor,
+/// `{"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}` (the last three may be left out when they
+/// are zero), and deserializes through [`try_symmetric`](Inertia::try_symmetric), so a
+/// tensor no body has is refused there too:
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use timestep::rigid::Inertia;
+///
+/// let plate: Inertia = serde_json::from_str(r#"{"ixx":1.0,"iyy":2.0,"izz":3.0}"#)?;
+/// assert_eq!(plate, Inertia::diagonal(1.0, 2.0, 3.0));
+/// assert!(serde_json::from_str::<Inertia>(r#"{"ixx":1.0,"iyy":2.0,"izz":5.0}"#).is_err());
+/// # }
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "serde_impl::Entries<f64>",
+        into = "serde_impl::Entries<f64>"
+    )
+)]
 pub struct Inertia {
     tensor: DMat3,
     inverse: DMat3,
@@ -521,3 +545,78 @@ impl fmt::Display for InertiaError {
 }
 
 impl core::error::Error for InertiaError {}
+
+/// Serde goes through [`Inertia::try_symmetric`]: the data are the six entries of the
+/// tensor, `{"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}` (the off-diagonal ones may be left
+/// out for a diagonal tensor), and the inverse and principal axes are computed again from
+/// them, exactly as they were the first time, so a round trip is bit-exact and a tensor no
+/// body has is refused with its [`InertiaError`].
+#[cfg(feature = "serde")]
+pub(crate) mod serde_impl {
+    use super::{Inertia, InertiaError};
+    use crate::Scalar;
+    use glam::DMat3;
+
+    /// The six entries of a symmetric tensor, in the precision `S` of whoever holds it: `f64`
+    /// for an [`Inertia`], the body's precision for a [`Body`](crate::rigid::Body).
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Inertia", deny_unknown_fields)]
+    pub(crate) struct Entries<S: Scalar> {
+        ixx: S,
+        iyy: S,
+        izz: S,
+        #[serde(default)]
+        ixy: S,
+        #[serde(default)]
+        ixz: S,
+        #[serde(default)]
+        iyz: S,
+    }
+
+    impl<S: Scalar> Entries<S> {
+        /// The entries of the symmetric tensor `m` (its upper triangle), rounded to `S`.
+        pub(crate) fn of(m: DMat3) -> Self {
+            let [c0, c1, c2] = m.to_cols_array_2d();
+            let [ixx, iyy, izz, ixy, ixz, iyz] =
+                [c0[0], c1[1], c2[2], c1[0], c2[0], c2[1]].map(<S as Scalar>::from_f64);
+            Entries {
+                ixx,
+                iyy,
+                izz,
+                ixy,
+                ixz,
+                iyz,
+            }
+        }
+
+        /// The tensor, widened to `f64` (exactly).
+        pub(crate) fn tensor(&self) -> DMat3 {
+            let [ixx, iyy, izz, ixy, ixz, iyz] =
+                [self.ixx, self.iyy, self.izz, self.ixy, self.ixz, self.iyz]
+                    .map(<S as Scalar>::to_f64);
+            DMat3::from_cols_array_2d(&[[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        }
+    }
+
+    impl From<Inertia> for Entries<f64> {
+        fn from(inertia: Inertia) -> Self {
+            Entries::of(inertia.tensor)
+        }
+    }
+
+    impl TryFrom<Entries<f64>> for Inertia {
+        type Error = InertiaError;
+
+        fn try_from(entries: Entries<f64>) -> Result<Self, Self::Error> {
+            let [ixx, iyy, izz, ixy, ixz, iyz] = [
+                entries.ixx,
+                entries.iyy,
+                entries.izz,
+                entries.ixy,
+                entries.ixz,
+                entries.iyz,
+            ];
+            Inertia::try_symmetric(ixx, iyy, izz, ixy, ixz, iyz)
+        }
+    }
+}
