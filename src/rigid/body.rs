@@ -748,7 +748,9 @@ mod serde_impl {
             let mut body = Body::try_new(data.mass, inertia).map_err(InvalidBody::Body)?;
             let length = data.orientation.length();
             let tolerance = S::from_f64(64.0) * S::epsilon();
-            if !((length - S::one()).abs() <= tolerance) {
+            // Written so that a NaN length is refused too.
+            let unit = (length - S::one()).abs() <= tolerance;
+            if !unit {
                 return Err(InvalidBody::Orientation(length.to_f64()));
             }
             body.orientation_update = data.orientation_update;
