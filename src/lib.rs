@@ -19,6 +19,30 @@
 //! # Ok::<(), timestep::StepError>(())
 //! ```
 //!
+//! A rigid body is stepped the same way. Its forces callback returns (force, torque);
+//! [`force_at_point`](rigid::Body::force_at_point) turns a force at a point into both. A
+//! 2 kg box, 1 m on a side, pushed sideways at a top corner for one step at 60 Hz, moves
+//! and starts to turn:
+//!
+//! ```
+//! use timestep::rigid::{DRigidBody, Inertia};
+//! use timestep::{Integrator, SemiImplicitEuler};
+//! use glam::DVec3;
+//!
+//! let mut block = DRigidBody::new(2.0, Inertia::cube(2.0, 1.0));
+//! let push = |body: &DRigidBody, _t: f64| {
+//!     let corner = body.to_world_point(DVec3::new(0.5, 0.5, 0.5));
+//!     body.force_at_point(DVec3::new(12.0, 0.0, 0.0), corner)
+//! };
+//! SemiImplicitEuler.step(&mut block, &push, 0.0, 1.0 / 60.0)?;
+//! // 12 N on 2 kg for 1/60 s: 0.1 m/s along x.
+//! assert!((block.velocity() - DVec3::new(0.1, 0.0, 0.0)).length() < 1e-15);
+//! // The torque (0.5, 0.5, 0.5) × (12, 0, 0) = (0, 6, −6) N·m turns it about y and −z.
+//! let spin = block.angular_velocity();
+//! assert!(spin.x.abs() < 1e-15 && spin.y > 0.0 && spin.z < 0.0);
+//! # Ok::<(), timestep::StepError>(())
+//! ```
+//!
 //! Three things to choose: the **state** ([`Particle`] of any dimension, a rigid body, a
 //! plain number or array for `y' = f(t, y)`, or your own type), the **forces** (a closure
 //! `|state, t| force` does), and the **method** (a unit struct such as
@@ -108,6 +132,13 @@
 //!   symplectic; [`PositionVerlet`] if you want the form with no stored velocity.
 //! - **Stiff springs at a fixed frame rate**: [`BackwardEuler`], stable for any stiffness;
 //!   it pays with damping you did not ask for.
+//! - **Free rotation of rigid bodies** (tumbling debris, satellites, thrown tools):
+//!   [`rigid::Splitting`], kick, exact rotations about the principal axes, kick. On a
+//!   torque-free body with `I = diag(1, 2, 3)` spun near its unstable intermediate axis
+//!   (`ω = (0.001, 2, 0.001)`, 60 Hz, 60 s, four flips) its kinetic energy stays within
+//!   7.7·10⁻⁶ of the start and `|L|` is exact, where semi-implicit Euler gains 83 % and
+//!   flips the body 26 times; `docs/free_rigid_body_energy.svg` shows it, and the
+//!   [`rigid`] module's docs have every method's numbers.
 //! - [`ExplicitEuler`], [`Midpoint`] and [`ImprovedEuler`] are here to learn from and to
 //!   compare with: on anything that oscillates they gain energy.
 //!
@@ -257,10 +288,13 @@
 //! - `libm`: floating-point functions from `libm`, for `no_std` targets:
 //!   `cargo build --no-default-features --features libm`. Nothing in the crate allocates.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
-//!   [`NoVelocity`], glam's types) and the settings ([`BackwardEuler`], [`Method`], the
-//!   memory of [`PositionVerlet`], [`FixedTimestep`]). Deserializing checks what the
+//!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
+//!   glam's types) and the settings ([`BackwardEuler`], [`Method`], the memory of
+//!   [`PositionVerlet`], [`FixedTimestep`], [`rigid::Inertia`],
+//!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
-//!   `FixedTimestep`'s `dt` too. Works without `std`.
+//!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
+//!   and its orientation a unit quaternion. Works without `std`.
 //! - `rayon`: reserved for stepping many states in parallel; not there yet.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]

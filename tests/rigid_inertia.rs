@@ -1,7 +1,7 @@
 //! Inertia tensors and masses: the shapes' formulas, what is refused and why, and the
 //! principal axes of tensors that are not diagonal.
 
-use glam::{DMat3, DQuat, DVec3};
+use glam::{DMat3, DQuat, DVec3, Mat3, Vec3};
 use proptest::prelude::*;
 use timestep::MassError;
 use timestep::rigid::{BodyError, DRigidBody, Inertia, InertiaError, RigidBody};
@@ -174,6 +174,41 @@ fn a_tensor_beyond_f32_is_refused_by_an_f32_body_only() {
             "{error}"
         );
     }
+}
+
+#[test]
+fn an_f32_body_is_consistent_with_its_own_f32_tensor() {
+    // 1/6 in f32 is 0.16666667163...; the body's inverse is that value's inverse, rounded.
+    let cube = RigidBody::new(1.0, Inertia::cube(1.0, 1.0));
+    let sixth = (1.0_f64 / 6.0) as f32;
+    assert_eq!(cube.inertia(), Mat3::from_diagonal(Vec3::splat(sixth)));
+    let inverse = (1.0 / f64::from(sixth)) as f32;
+    assert_eq!(
+        cube.inverse_inertia(),
+        Mat3::from_diagonal(Vec3::splat(inverse))
+    );
+    assert_eq!(cube.principal_moments(), Vec3::splat(sixth));
+
+    // A turned tensor: its f32 form determines the body. Rebuilding from the f32 entries
+    // gives the same body, bit for bit.
+    let turned = Inertia::symmetric(1.0, 2.0, 2.5, 0.1, -0.2, 0.3);
+    let body = RigidBody::new(2.0, turned);
+    let t = body.inertia().as_dmat3();
+    let again = Inertia::symmetric(
+        t.x_axis.x, t.y_axis.y, t.z_axis.z, t.y_axis.x, t.z_axis.x, t.z_axis.y,
+    );
+    assert_eq!(RigidBody::new(2.0, again), body);
+    assert!((body.inertia() * body.inverse_inertia()).abs_diff_eq(Mat3::IDENTITY, 1e-6));
+
+    // A flat plate, I_z = I_x + I_y, stays a valid body once its moments are rounded to f32
+    // (0.3 rounds up more than 0.1 + 0.2 does).
+    let plate = Inertia::diagonal(0.1, 0.2, 0.3);
+    assert!(RigidBody::try_new(1.0, plate).is_ok());
+    // A double-precision body keeps the tensor exactly as given.
+    assert_eq!(
+        DRigidBody::new(2.0, turned).inverse_inertia(),
+        turned.inverse()
+    );
 }
 
 fn rotation() -> impl Strategy<Value = DQuat> {

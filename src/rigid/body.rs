@@ -60,7 +60,45 @@ pub type DRigidBody = Body<f64>;
 /// assert!((cube.angular_velocity().x - exact).abs() < 1e-9);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
+///
+/// # Saving and loading
+///
+/// With the `serde` feature a body serializes as its mass, its inertia tensor (the six
+/// entries of [`Inertia`], in the body's precision), its [`OrientationUpdate`] and its four
+/// primary quantities (the orientation as `[x, y, z, w]`). Deserializing checks the mass
+/// and the tensor as [`try_new`](Body::try_new) and [`Inertia::try_symmetric`] do, and
+/// that the orientation is a unit quaternion, then computes the rest again: a loaded body
+/// is the saved one, bit for bit, and steps on identically.
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use timestep::rigid::{DRigidBody, Inertia};
+///
+/// let mut body = DRigidBody::new(2.0, Inertia::diagonal(1.0, 2.0, 3.0));
+/// body.set_angular_velocity(glam::DVec3::new(0.1, 2.0, 0.1));
+/// let json = serde_json::to_string(&body)?;
+/// assert!(json.starts_with(r#"{"mass":2.0,"inertia":{"ixx":1.0,"iyy":2.0,"izz":3.0,"#));
+/// assert_eq!(serde_json::from_str::<DRigidBody>(&json)?, body);
+///
+/// let weightless = json.replace(r#""mass":2.0"#, r#""mass":0.0"#);
+/// let error = serde_json::from_str::<DRigidBody>(&weightless).unwrap_err();
+/// assert_eq!(error.to_string(), "rigid body: mass must be positive, got 0");
+/// # }
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "serde_impl::BodyData<S>",
+        into = "serde_impl::BodyData<S>",
+        bound(
+            serialize = "S: serde::Serialize, S::Vec3: serde::Serialize, S::Quat: serde::Serialize",
+            deserialize = "S: serde::Deserialize<'de>, S::Vec3: serde::Deserialize<'de>, S::Quat: serde::Deserialize<'de>"
+        )
+    )
+)]
 pub struct Body<S: Precision> {
     // Primary.
     position: S::Vec3,
@@ -103,6 +141,12 @@ impl<S: Precision> Body<S> {
     /// inertia tensor whose moments or inverse do not fit in `f32` ([`BodyError::Inertia`]).
     /// (`Inertia` itself is checked when it is made.)
     ///
+    /// An `f32` body keeps its tensor rounded to `f32`, and its inverse tensor and principal
+    /// axes are those of that rounded tensor (computed in `f64`, then rounded), so that
+    /// the body is consistent with itself and is determined by what it stores: its mass, its
+    /// `f32` tensor and its state. (Which is also what lets a body survive a round trip
+    /// through the `serde` feature bit for bit.)
+    ///
     /// ```
     /// use timestep::rigid::{BodyError, DRigidBody, Inertia, RigidBody};
     /// use timestep::MassError;
@@ -119,19 +163,17 @@ impl<S: Precision> Body<S> {
     /// ```
     pub fn try_new(mass: S, inertia: Inertia) -> Result<Self, BodyError> {
         MassError::check(mass.to_f64())?;
+        check_fits::<S>(&inertia)?;
+        let rounded = S::widen_mat3(S::mat3(inertia.tensor()));
+        let inertia = if rounded == inertia.tensor() {
+            inertia
+        } else {
+            let own = Inertia::try_from_tensor(rounded, S::epsilon().to_f64())?;
+            check_fits::<S>(&own)?;
+            own
+        };
         let inertia_tensor = S::mat3(inertia.tensor());
         let inverse_inertia = S::mat3(inertia.inverse());
-        let principal_moments = S::vec3(inertia.principal_moments());
-        let moments_fit = principal_moments
-            .to_array()
-            .iter()
-            .all(|&m| m.is_finite() && m > S::zero());
-        if !(moments_fit && inertia_tensor.is_finite() && inverse_inertia.is_finite()) {
-            return Err(BodyError::Inertia(InertiaError::OutOfRange {
-                moments: inertia.principal_moments().to_array(),
-                precision: S::NAME,
-            }));
-        }
         let zero = S::Vec3::zero();
         let mut body = Body {
             position: zero,
@@ -147,7 +189,7 @@ impl<S: Precision> Body<S> {
             inverse_mass: S::one() / mass,
             inertia: inertia_tensor,
             inverse_inertia,
-            principal_moments,
+            principal_moments: S::vec3(inertia.principal_moments()),
             principal_rotation: S::quat(inertia.principal_rotation()).normalize(),
             orientation_update: OrientationUpdate::default(),
         };
@@ -406,6 +448,22 @@ impl<S: Precision> Body<S> {
         half::<S>() * self.angular_momentum.dot(self.angular_velocity)
     }
 
+    /// Sets every primary quantity as given (the orientation is expected to be a unit
+    /// quaternion already), recalculating once.
+    pub(crate) fn set_primaries(
+        &mut self,
+        position: S::Vec3,
+        momentum: S::Vec3,
+        orientation: S::Quat,
+        angular_momentum: S::Vec3,
+    ) {
+        self.position = position;
+        self.momentum = momentum;
+        self.orientation = orientation;
+        self.angular_momentum = angular_momentum;
+        self.recalculate();
+    }
+
     /// Sets position and orientation together (the orientation normalized), recalculating
     /// once: for integrators that move a body by other means than a drift.
     pub(crate) fn place(&mut self, position: S::Vec3, orientation: S::Quat) {
@@ -426,6 +484,25 @@ impl<S: Precision> Body<S> {
     fn push(&mut self, force: S::Vec3, torque: S::Vec3, dt: S) {
         self.momentum = self.momentum.add_scaled(force, dt);
         self.angular_momentum = self.angular_momentum.add_scaled(torque, dt);
+    }
+}
+
+/// Refuses an inertia tensor whose moments, entries or inverse do not fit in `S`.
+fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
+    let moments_fit = S::vec3(inertia.principal_moments())
+        .to_array()
+        .iter()
+        .all(|&m| m.is_finite() && m > S::zero());
+    if moments_fit
+        && S::mat3(inertia.tensor()).is_finite()
+        && S::mat3(inertia.inverse()).is_finite()
+    {
+        Ok(())
+    } else {
+        Err(InertiaError::OutOfRange {
+            moments: inertia.principal_moments().to_array(),
+            precision: S::NAME,
+        })
     }
 }
 
@@ -504,6 +581,11 @@ impl<S: Precision> State for Body<S> {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum OrientationUpdate {
     /// The article's update: `q ← (q + spin·dt) / |q + spin·dt|`.
     ///
@@ -585,3 +667,100 @@ impl fmt::Display for BodyError {
 }
 
 impl core::error::Error for BodyError {}
+
+/// Serde goes through [`Inertia`]'s checks and [`Body::try_new`]. Stored: the mass, the
+/// tensor in the body's own precision (the six entries of [`Inertia`]'s own form), the
+/// orientation update, and the four primary quantities, the orientation as `[x, y, z, w]`.
+/// The constants and secondary quantities are computed again from them, exactly as the
+/// body computed them, so a round trip is bit-exact (for `f32` bodies too: their
+/// constants are those of their `f32` tensor). On the way in, the orientation must be a
+/// unit quaternion to within `64 ε` (a hand-written one that is not can be normalized
+/// first): a stored orientation is kept as it is, so that nothing changes in a round trip.
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::{Body, BodyError, OrientationUpdate};
+    use crate::rigid::inertia::serde_impl::Entries;
+    use crate::rigid::{Inertia, InertiaError, Precision, Quaternion};
+    use core::fmt;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(
+        rename = "Body",
+        deny_unknown_fields,
+        bound(
+            serialize = "S: serde::Serialize, S::Vec3: serde::Serialize, S::Quat: serde::Serialize",
+            deserialize = "S: serde::Deserialize<'de>, S::Vec3: serde::Deserialize<'de>, S::Quat: serde::Deserialize<'de>"
+        )
+    )]
+    pub struct BodyData<S: Precision> {
+        mass: S,
+        inertia: Entries<S>,
+        #[serde(default)]
+        orientation_update: OrientationUpdate,
+        position: S::Vec3,
+        momentum: S::Vec3,
+        orientation: S::Quat,
+        angular_momentum: S::Vec3,
+    }
+
+    /// Why a serialized rigid body was refused.
+    #[derive(Debug)]
+    pub enum InvalidBody {
+        Inertia(InertiaError),
+        Body(BodyError),
+        /// The length of the orientation quaternion.
+        Orientation(f64),
+    }
+
+    impl fmt::Display for InvalidBody {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                InvalidBody::Inertia(error) => write!(f, "rigid body: {error}"),
+                InvalidBody::Body(error) => write!(f, "rigid body: {error}"),
+                InvalidBody::Orientation(length) => write!(
+                    f,
+                    "rigid body: orientation must be a unit quaternion [x, y, z, w], got one of length {length} (normalize it first)"
+                ),
+            }
+        }
+    }
+
+    impl<S: Precision> From<Body<S>> for BodyData<S> {
+        fn from(body: Body<S>) -> Self {
+            BodyData {
+                mass: body.mass,
+                inertia: Entries::of(S::widen_mat3(body.inertia)),
+                orientation_update: body.orientation_update,
+                position: body.position,
+                momentum: body.momentum,
+                orientation: body.orientation,
+                angular_momentum: body.angular_momentum,
+            }
+        }
+    }
+
+    impl<S: Precision> TryFrom<BodyData<S>> for Body<S> {
+        type Error = InvalidBody;
+
+        fn try_from(data: BodyData<S>) -> Result<Self, Self::Error> {
+            let inertia = Inertia::try_from_tensor(data.inertia.tensor(), S::epsilon().to_f64())
+                .map_err(InvalidBody::Inertia)?;
+            let mut body = Body::try_new(data.mass, inertia).map_err(InvalidBody::Body)?;
+            let length = data.orientation.length();
+            let tolerance = S::from_f64(64.0) * S::epsilon();
+            // Written so that a NaN length is refused too.
+            let unit = (length - S::one()).abs() <= tolerance;
+            if !unit {
+                return Err(InvalidBody::Orientation(length.to_f64()));
+            }
+            body.orientation_update = data.orientation_update;
+            body.set_primaries(
+                data.position,
+                data.momentum,
+                data.orientation,
+                data.angular_momentum,
+            );
+            Ok(body)
+        }
+    }
+}

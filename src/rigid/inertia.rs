@@ -37,7 +37,31 @@ use glam::{DMat3, DQuat, DVec3};
 /// let impossible = Inertia::try_diagonal(1.0, 2.0, 5.0);
 /// assert!(matches!(impossible, Err(InertiaError::Impossible { .. })));
 /// ```
+///
+/// With the `serde` feature it serializes as the six entries of its tensor,
+/// `{"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}` (the last three may be left out when they
+/// are zero), and deserializes through [`try_symmetric`](Inertia::try_symmetric), so a
+/// tensor no body has is refused there too:
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use timestep::rigid::Inertia;
+///
+/// let plate: Inertia = serde_json::from_str(r#"{"ixx":1.0,"iyy":2.0,"izz":3.0}"#)?;
+/// assert_eq!(plate, Inertia::diagonal(1.0, 2.0, 3.0));
+/// assert!(serde_json::from_str::<Inertia>(r#"{"ixx":1.0,"iyy":2.0,"izz":5.0}"#).is_err());
+/// # }
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "serde_impl::Entries<f64>",
+        into = "serde_impl::Entries<f64>"
+    )
+)]
 pub struct Inertia {
     tensor: DMat3,
     inverse: DMat3,
@@ -253,6 +277,24 @@ impl Inertia {
         ixz: f64,
         iyz: f64,
     ) -> Result<Self, InertiaError> {
+        Self::try_symmetric_within([ixx, iyy, izz, ixy, ixz, iyz], f64::EPSILON)
+    }
+
+    /// The symmetric tensor `m` (its upper triangle is read), checked as by
+    /// [`try_symmetric`](Inertia::try_symmetric) but allowing its entries to be rounded to a
+    /// precision of machine epsilon `epsilon`: a flat body's largest moment, the sum of the
+    /// other two, may exceed that sum by a few `epsilon` of the trace once rounded to `f32`.
+    pub(crate) fn try_from_tensor(m: DMat3, epsilon: f64) -> Result<Self, InertiaError> {
+        let [c0, c1, c2] = m.to_cols_array_2d();
+        Self::try_symmetric_within([c0[0], c1[1], c2[2], c1[0], c2[0], c2[1]], epsilon)
+    }
+
+    /// [`try_symmetric`](Inertia::try_symmetric) with the triangle inequality allowed
+    /// `8 epsilon` of the trace for rounding.
+    fn try_symmetric_within(
+        [ixx, iyy, izz, ixy, ixz, iyz]: [f64; 6],
+        epsilon: f64,
+    ) -> Result<Self, InertiaError> {
         let entries = [
             ("ixx", ixx),
             ("iyy", iyy),
@@ -268,7 +310,7 @@ impl Inertia {
         }
         let rows = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
         let (moments, axes) = symmetric_eigen(rows);
-        check_moments(moments)?;
+        check_moments(moments, epsilon)?;
         let principal_axes = DMat3::from_cols_array_2d(&axes).transpose();
         let principal_moments = DVec3::from_array(moments);
         let inverse = principal_axes
@@ -377,16 +419,16 @@ fn dimension(dimension: &'static str, value: f64) -> Result<(), InertiaError> {
 }
 
 /// Checks that principal moments are positive and obey the triangle inequality, allowing
-/// the rounding of the eigen-decomposition (a few ε of the trace) for flat bodies, where
-/// one moment equals the sum of the other two.
-fn check_moments(moments: [f64; 3]) -> Result<(), InertiaError> {
+/// the rounding of the eigen-decomposition (a few `epsilon` of the trace) for flat bodies,
+/// where one moment equals the sum of the other two.
+fn check_moments(moments: [f64; 3], epsilon: f64) -> Result<(), InertiaError> {
     if let Some(&moment) = moments.iter().find(|&&m| m <= 0.0) {
         return Err(InertiaError::NotPositive { moment, moments });
     }
     let trace: f64 = moments.iter().sum();
     for i in 0..3 {
         let others = trace - moments[i];
-        if moments[i] - others > 8.0 * f64::EPSILON * trace {
+        if moments[i] - others > 8.0 * epsilon * trace {
             return Err(InertiaError::Impossible {
                 moment: moments[i],
                 moments,
@@ -503,3 +545,78 @@ impl fmt::Display for InertiaError {
 }
 
 impl core::error::Error for InertiaError {}
+
+/// Serde goes through [`Inertia::try_symmetric`]: the data are the six entries of the
+/// tensor, `{"ixx", "iyy", "izz", "ixy", "ixz", "iyz"}` (the off-diagonal ones may be left
+/// out for a diagonal tensor), and the inverse and principal axes are computed again from
+/// them, exactly as they were the first time, so a round trip is bit-exact and a tensor no
+/// body has is refused with its [`InertiaError`].
+#[cfg(feature = "serde")]
+pub(crate) mod serde_impl {
+    use super::{Inertia, InertiaError};
+    use crate::Scalar;
+    use glam::DMat3;
+
+    /// The six entries of a symmetric tensor, in the precision `S` of whoever holds it: `f64`
+    /// for an [`Inertia`], the body's precision for a [`Body`](crate::rigid::Body).
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Inertia", deny_unknown_fields)]
+    pub(crate) struct Entries<S: Scalar> {
+        ixx: S,
+        iyy: S,
+        izz: S,
+        #[serde(default)]
+        ixy: S,
+        #[serde(default)]
+        ixz: S,
+        #[serde(default)]
+        iyz: S,
+    }
+
+    impl<S: Scalar> Entries<S> {
+        /// The entries of the symmetric tensor `m` (its upper triangle), rounded to `S`.
+        pub(crate) fn of(m: DMat3) -> Self {
+            let [c0, c1, c2] = m.to_cols_array_2d();
+            let [ixx, iyy, izz, ixy, ixz, iyz] =
+                [c0[0], c1[1], c2[2], c1[0], c2[0], c2[1]].map(<S as Scalar>::from_f64);
+            Entries {
+                ixx,
+                iyy,
+                izz,
+                ixy,
+                ixz,
+                iyz,
+            }
+        }
+
+        /// The tensor, widened to `f64` (exactly).
+        pub(crate) fn tensor(&self) -> DMat3 {
+            let [ixx, iyy, izz, ixy, ixz, iyz] =
+                [self.ixx, self.iyy, self.izz, self.ixy, self.ixz, self.iyz]
+                    .map(<S as Scalar>::to_f64);
+            DMat3::from_cols_array_2d(&[[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        }
+    }
+
+    impl From<Inertia> for Entries<f64> {
+        fn from(inertia: Inertia) -> Self {
+            Entries::of(inertia.tensor)
+        }
+    }
+
+    impl TryFrom<Entries<f64>> for Inertia {
+        type Error = InertiaError;
+
+        fn try_from(entries: Entries<f64>) -> Result<Self, Self::Error> {
+            let [ixx, iyy, izz, ixy, ixz, iyz] = [
+                entries.ixx,
+                entries.iyy,
+                entries.izz,
+                entries.ixy,
+                entries.ixz,
+                entries.iyz,
+            ];
+            Inertia::try_symmetric(ixx, iyy, izz, ixy, ixz, iyz)
+        }
+    }
+}

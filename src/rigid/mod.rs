@@ -19,6 +19,10 @@
 //!   map `exp(½ ω dt) q`.
 //! - [`Splitting`]: kick, exact free rotation about the principal axes, kick; the energy
 //!   of free rotation stays bounded and `|L|` exact.
+//! - Drawing and saving: [`Interpolate`](crate::Interpolate) blends two states of a body
+//!   for rendering between the steps of a [`FixedTimestep`](crate::FixedTimestep); with
+//!   the `serde` feature, bodies, [`Inertia`], [`OrientationUpdate`] and [`Splitting`]
+//!   serialize, and are checked again on the way in.
 //! - [`Precision`] and the glam operation traits [`Vector3`], [`Quaternion`],
 //!   [`Matrix3`], [`Matrix4`]: how one implementation serves both precisions, and how to
 //!   write forces generic over it.

@@ -60,6 +60,18 @@ pub trait Precision: Scalar + sealed::Sealed {
     fn quat(q: DQuat) -> Self::Quat;
     /// Rounds an `f64` matrix to this precision.
     fn mat3(m: DMat3) -> Self::Mat3;
+    /// Widens a matrix of this precision to `f64`, exactly.
+    ///
+    /// ```
+    /// use timestep::rigid::Precision;
+    /// use glam::{Mat3, Vec3};
+    ///
+    /// let third = Mat3::from_diagonal(Vec3::splat(1.0 / 3.0));
+    /// let wide = f32::widen_mat3(third);
+    /// assert_eq!(wide.x_axis.x, f64::from(1.0_f32 / 3.0));
+    /// assert_eq!(f32::mat3(wide), third); // and back, unchanged
+    /// ```
+    fn widen_mat3(m: Self::Mat3) -> DMat3;
 }
 
 impl Precision for f32 {
@@ -81,6 +93,10 @@ impl Precision for f32 {
     fn mat3(m: DMat3) -> Mat3 {
         m.as_mat3()
     }
+    #[inline]
+    fn widen_mat3(m: Mat3) -> DMat3 {
+        m.as_dmat3()
+    }
 }
 
 impl Precision for f64 {
@@ -100,6 +116,10 @@ impl Precision for f64 {
     }
     #[inline]
     fn mat3(m: DMat3) -> DMat3 {
+        m
+    }
+    #[inline]
+    fn widen_mat3(m: DMat3) -> DMat3 {
         m
     }
 }

@@ -73,6 +73,7 @@ use core::cmp::Ordering;
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Splitting;
 
 impl<S: Precision> Integrator<Body<S>> for Splitting {
