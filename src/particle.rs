@@ -1,7 +1,7 @@
 //! [`Particle`]: a point mass of any dimension.
 
 use crate::{MassError, Scalar, State, VectorSpace};
-use num_traits::{Float, One, Zero};
+use num_traits::{Float, Zero};
 
 /// A point mass in any number of dimensions: `Particle<f64>` on a line, `Particle<Vec2>` in
 /// the plane, `Particle<Vec3>` or `Particle<DVec3>` in space.
@@ -81,11 +81,7 @@ impl<V: VectorSpace> Particle<V> {
     /// ));
     /// ```
     pub fn try_new(mass: V::Scalar, position: V, velocity: V) -> Result<Self, MassError> {
-        MassError::check(mass.to_f64())?;
-        let inverse_mass = V::Scalar::one() / mass;
-        if !inverse_mass.is_finite() {
-            return Err(MassError::InverseNotFinite(mass.to_f64()));
-        }
+        let inverse_mass = MassError::inverse(mass)?;
         Ok(Particle {
             position,
             momentum: velocity.scale(mass),

@@ -156,13 +156,18 @@ impl<S: Precision> Body<S> {
     ///     DRigidBody::try_new(0.0, Inertia::cube(1.0, 1.0)),
     ///     Err(BodyError::Mass(MassError::NotPositive(0.0)))
     /// );
+    /// // A mass whose inverse overflows is refused too.
+    /// assert!(matches!(
+    ///     RigidBody::try_new(1e-40, Inertia::cube(1.0, 1.0)),
+    ///     Err(BodyError::Mass(MassError::InverseNotFinite(_)))
+    /// ));
     /// // 10⁻⁴⁰ kg·m² is fine in f64 but its inverse overflows f32.
     /// let tiny = Inertia::diagonal(1e-40, 1e-40, 1e-40);
     /// assert!(DRigidBody::try_new(1.0, tiny).is_ok());
     /// assert!(matches!(RigidBody::try_new(1.0, tiny), Err(BodyError::Inertia(_))));
     /// ```
     pub fn try_new(mass: S, inertia: Inertia) -> Result<Self, BodyError> {
-        MassError::check(mass.to_f64())?;
+        let inverse_mass = MassError::inverse(mass)?;
         check_fits::<S>(&inertia)?;
         let rounded = S::widen_mat3(S::mat3(inertia.tensor()));
         let inertia = if rounded == inertia.tensor() {
@@ -186,7 +191,7 @@ impl<S: Precision> Body<S> {
             angular_velocity: zero,
             spin: S::Quat::zero(),
             mass,
-            inverse_mass: S::one() / mass,
+            inverse_mass,
             inertia: inertia_tensor,
             inverse_inertia,
             principal_moments: S::vec3(inertia.principal_moments()),
