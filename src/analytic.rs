@@ -1,6 +1,9 @@
 //! Closed-form solutions to check integrators against.
 
 use crate::MassError;
+// Fully qualified `Float::` calls: the libm-backed functions on `no_std`, the standard
+// library's (through num-traits) with `std`, and no unused import either way.
+use num_traits::Float;
 
 /// The damped harmonic oscillator `m x'' + b x' + k x = 0`, solved exactly.
 ///
@@ -60,7 +63,7 @@ impl DampedOscillator {
     /// motion does not oscillate (critically damped, overdamped, or `k ≤ 0`).
     pub fn damped_frequency(&self) -> Option<f64> {
         let discriminant = self.discriminant();
-        (discriminant < 0.0).then(|| (-discriminant).sqrt())
+        (discriminant < 0.0).then(|| Float::sqrt(-discriminant))
     }
 
     /// The position at time `t`.
@@ -98,7 +101,7 @@ impl DampedOscillator {
 
     /// `(b/2m)² − k/m`: negative for oscillation, zero at critical damping.
     fn discriminant(&self) -> f64 {
-        self.decay_rate().powi(2) - self.stiffness / self.mass
+        Float::powi(self.decay_rate(), 2) - self.stiffness / self.mass
     }
 
     /// `e^(−γt)·C(t)` and `e^(−γt)·S(t)`, where `C(0) = 1, C'(0) = 0` and
@@ -108,20 +111,20 @@ impl DampedOscillator {
         let gamma = self.decay_rate();
         let discriminant = self.discriminant();
         if discriminant < 0.0 {
-            let omega = (-discriminant).sqrt();
-            let envelope = (-gamma * t).exp();
-            let (sin, cos) = (omega * t).sin_cos();
+            let omega = Float::sqrt(-discriminant);
+            let envelope = Float::exp(-gamma * t);
+            let (sin, cos) = Float::sin_cos(omega * t);
             (envelope * cos, envelope * sin / omega)
         } else if discriminant > 0.0 {
-            let delta = discriminant.sqrt();
-            let slow = ((delta - gamma) * t).exp();
-            let fast = (-(delta + gamma) * t).exp();
+            let delta = Float::sqrt(discriminant);
+            let slow = Float::exp((delta - gamma) * t);
+            let fast = Float::exp(-(delta + gamma) * t);
             (
                 0.5 * (slow + fast),
-                slow * -(-2.0 * delta * t).exp_m1() / (2.0 * delta),
+                slow * -Float::exp_m1(-2.0 * delta * t) / (2.0 * delta),
             )
         } else {
-            let envelope = (-gamma * t).exp();
+            let envelope = Float::exp(-gamma * t);
             (envelope, t * envelope)
         }
     }

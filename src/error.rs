@@ -136,6 +136,28 @@ impl MassError {
     }
 }
 
+impl MassError {
+    /// Checks `mass` and returns its inverse `1 / mass`, refusing a mass that is not finite
+    /// and positive, or so small that its inverse overflows `S`.
+    ///
+    /// ```
+    /// use timestep::MassError;
+    ///
+    /// assert_eq!(MassError::inverse(4.0_f64), Ok(0.25));
+    /// assert_eq!(MassError::inverse(-1.0_f32), Err(MassError::NotPositive(-1.0)));
+    /// assert!(matches!(MassError::inverse(1e-40_f32), Err(MassError::InverseNotFinite(_))));
+    /// ```
+    pub fn inverse<S: crate::Scalar>(mass: S) -> Result<S, MassError> {
+        MassError::check(mass.to_f64())?;
+        let inverse = S::one() / mass;
+        if inverse.is_finite() {
+            Ok(inverse)
+        } else {
+            Err(MassError::InverseNotFinite(mass.to_f64()))
+        }
+    }
+}
+
 impl fmt::Display for MassError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1,7 +1,7 @@
 //! [`Particle`]: a point mass of any dimension.
 
 use crate::{Derivative, MassError, Scalar, State, VectorSpace};
-use num_traits::{Float, One, Zero};
+use num_traits::{Float, Zero};
 
 /// A point mass in any number of dimensions: `Particle<f64>` on a line, `Particle<Vec2>` in
 /// the plane, `Particle<Vec3>` or `Particle<DVec3>` in space.
@@ -29,6 +29,18 @@ use num_traits::{Float, One, Zero};
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "serde_impl::ParticleData<V>",
+        into = "serde_impl::ParticleData<V>",
+        bound(
+            serialize = "V: serde::Serialize, V::Scalar: serde::Serialize",
+            deserialize = "V: serde::Deserialize<'de>, V::Scalar: serde::Deserialize<'de>"
+        )
+    )
+)]
 pub struct Particle<V: VectorSpace> {
     position: V,
     momentum: V,
@@ -69,11 +81,7 @@ impl<V: VectorSpace> Particle<V> {
     /// ));
     /// ```
     pub fn try_new(mass: V::Scalar, position: V, velocity: V) -> Result<Self, MassError> {
-        MassError::check(mass.to_f64())?;
-        let inverse_mass = V::Scalar::one() / mass;
-        if !inverse_mass.is_finite() {
-            return Err(MassError::InverseNotFinite(mass.to_f64()));
-        }
+        let inverse_mass = MassError::inverse(mass)?;
         Ok(Particle {
             position,
             momentum: velocity.scale(mass),
@@ -182,6 +190,77 @@ impl<V: VectorSpace> State for Particle<V> {
             momentum: self.momentum.add_scaled(rate.force, dt),
             velocity: self.velocity.add_scaled(rate.force, dt * self.inverse_mass),
             ..*self
+        }
+    }
+}
+
+/// Serde goes through [`Particle::try_new`]'s mass check. Momentum (primary) and velocity
+/// (secondary) are both stored so that a round trip is bit-exact (`m · v` and `p / m` can
+/// differ in the last bit); on the way in the velocity must agree with `momentum / mass`
+/// to within rounding, so a hand-edited file cannot smuggle in a stale velocity.
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::Particle;
+    use crate::{MassError, Scalar, VectorSpace};
+    use core::fmt;
+    use num_traits::Float;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Particle", deny_unknown_fields)]
+    pub struct ParticleData<V: VectorSpace> {
+        mass: V::Scalar,
+        position: V,
+        momentum: V,
+        velocity: V,
+    }
+
+    /// Why a serialized particle was refused.
+    #[derive(Debug)]
+    pub enum InvalidParticle {
+        Mass(MassError),
+        Velocity,
+    }
+
+    impl fmt::Display for InvalidParticle {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                InvalidParticle::Mass(error) => write!(f, "{error}"),
+                InvalidParticle::Velocity => {
+                    f.write_str("particle velocity does not match momentum / mass")
+                }
+            }
+        }
+    }
+
+    impl<V: VectorSpace> From<Particle<V>> for ParticleData<V> {
+        fn from(particle: Particle<V>) -> Self {
+            ParticleData {
+                mass: particle.mass,
+                position: particle.position,
+                momentum: particle.momentum,
+                velocity: particle.velocity,
+            }
+        }
+    }
+
+    impl<V: VectorSpace> TryFrom<ParticleData<V>> for Particle<V> {
+        type Error = InvalidParticle;
+
+        fn try_from(data: ParticleData<V>) -> Result<Self, Self::Error> {
+            let mut particle = Particle::try_new(data.mass, data.position, V::zero())
+                .map_err(InvalidParticle::Mass)?;
+            particle.momentum = data.momentum;
+            let expected = data.momentum.scale(particle.inverse_mass);
+            let tolerance = V::Scalar::from_f64(8.0) * V::Scalar::epsilon();
+            let agrees = (0..V::DIM).all(|i| {
+                let (v, e) = (data.velocity.component(i), expected.component(i));
+                v == e || (v - e).abs() <= tolerance * v.abs().max(e.abs())
+            });
+            if !agrees {
+                return Err(InvalidParticle::Velocity);
+            }
+            particle.velocity = data.velocity;
+            Ok(particle)
         }
     }
 }

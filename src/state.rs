@@ -159,6 +159,7 @@ impl<V: VectorSpace> State for V {
 /// assert_eq!(Derivative::<f64, f64>::DIM, 2);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Derivative<V, F> {
     /// The rate of the positions.
     pub velocity: V,

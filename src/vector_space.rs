@@ -287,6 +287,7 @@ impl_tuple!(A 0, B 1, C 2, D 3);
 /// assert_eq!(NoVelocity::<f64>::zero().add(NoVelocity::zero()), NoVelocity::zero());
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct NoVelocity<S>(PhantomData<S>);
 
 impl<S: Scalar> VectorSpace for NoVelocity<S> {

@@ -51,6 +51,11 @@ use num_traits::{Float, One, Zero};
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "serde_impl::Settings", into = "serde_impl::Settings")
+)]
 pub struct BackwardEuler<const N: usize = 32> {
     tolerance: Option<f64>,
     max_iterations: usize,
@@ -262,15 +267,16 @@ fn solve_in_place<S: Scalar, const N: usize>(
         }
         matrix.swap(col, pivot_row);
         rhs.swap(col, pivot_row);
-        for row in col + 1..n {
-            let factor = matrix[row][col] / pivot;
+        let (upper, lower) = matrix.split_at_mut(col + 1);
+        let pivot_entries = &upper[col][col..n];
+        for (below, row) in lower[..n - col - 1].iter_mut().enumerate() {
+            let factor = row[col] / pivot;
             if factor != S::zero() {
-                // Indexed, not iterated: the loop reads row `col` while it writes row `row`.
-                #[allow(clippy::needless_range_loop)]
-                for k in col..n {
-                    matrix[row][k] = matrix[row][k] - factor * matrix[col][k];
+                for (entry, &above) in row[col..n].iter_mut().zip(pivot_entries) {
+                    *entry = *entry - factor * above;
                 }
-                rhs[row] = rhs[row] - factor * rhs[col];
+                let index = col + 1 + below;
+                rhs[index] = rhs[index] - factor * rhs[col];
             }
         }
     }
@@ -426,5 +432,64 @@ where
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         (self.jacobian)(state, t, jacobian);
         true
+    }
+}
+
+/// Serde goes through the public settings, checked again on the way in as
+/// [`with_tolerance`](BackwardEuler::with_tolerance) and
+/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them. The capacity `N`
+/// is part of the type, not of the data.
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::BackwardEuler;
+    use core::fmt;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "BackwardEuler", deny_unknown_fields)]
+    pub struct Settings {
+        tolerance: Option<f64>,
+        max_iterations: usize,
+    }
+
+    /// A setting [`BackwardEuler`] would refuse.
+    #[derive(Debug)]
+    pub struct InvalidSettings(&'static str);
+
+    impl fmt::Display for InvalidSettings {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl<const N: usize> From<BackwardEuler<N>> for Settings {
+        fn from(solver: BackwardEuler<N>) -> Self {
+            Settings {
+                tolerance: solver.tolerance,
+                max_iterations: solver.max_iterations,
+            }
+        }
+    }
+
+    impl<const N: usize> TryFrom<Settings> for BackwardEuler<N> {
+        type Error = InvalidSettings;
+
+        fn try_from(settings: Settings) -> Result<Self, Self::Error> {
+            if let Some(tolerance) = settings.tolerance {
+                if !(tolerance.is_finite() && tolerance > 0.0) {
+                    return Err(InvalidSettings(
+                        "BackwardEuler tolerance must be finite and positive",
+                    ));
+                }
+            }
+            if settings.max_iterations == 0 {
+                return Err(InvalidSettings(
+                    "BackwardEuler needs at least one Newton iteration",
+                ));
+            }
+            Ok(BackwardEuler {
+                tolerance: settings.tolerance,
+                max_iterations: settings.max_iterations,
+            })
+        }
     }
 }

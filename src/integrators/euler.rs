@@ -34,6 +34,7 @@ use crate::{Forces, Integrator, State, StepError};
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ExplicitEuler;
 
 impl<S: State> Integrator<S> for ExplicitEuler {
@@ -85,6 +86,7 @@ impl<S: State> Integrator<S> for ExplicitEuler {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SemiImplicitEuler;
 
 impl<S: State> Integrator<S> for SemiImplicitEuler {

@@ -41,6 +41,15 @@ use core::str::FromStr;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case"),
+    serde(bound(
+        serialize = "S::Velocity: serde::Serialize, S::Scalar: serde::Serialize",
+        deserialize = "S::Velocity: serde::Deserialize<'de>, S::Scalar: serde::Deserialize<'de>"
+    ))
+)]
 pub enum Method<S: State> {
     /// [`ExplicitEuler`].
     ExplicitEuler(ExplicitEuler),

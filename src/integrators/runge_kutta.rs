@@ -42,6 +42,7 @@ fn sample<S: State, F: Forces<S> + ?Sized>(
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Midpoint;
 
 impl<S: State> Integrator<S> for Midpoint {
@@ -88,6 +89,7 @@ impl<S: State> Integrator<S> for Midpoint {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ImprovedEuler;
 
 impl<S: State> Integrator<S> for ImprovedEuler {
@@ -139,6 +141,7 @@ impl<S: State> Integrator<S> for ImprovedEuler {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rk4;
 
 impl<S: State> Integrator<S> for Rk4 {

@@ -38,6 +38,7 @@ use num_traits::Float;
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Verlet;
 
 impl<S: State> Integrator<S> for Verlet {
@@ -86,6 +87,12 @@ fn predicted<S: State>(half_kicked: &S, start_force: S::Force, dt: S::Scalar) ->
 /// which is the same formula without the cancellation of `2x(t) − x(t − dt)`. A step of a
 /// different length uses the variable-step form `u += a · (dt + dt_previous) / 2`.
 ///
+/// `a` is the full rate of change of the state's velocity: the part the forces make
+/// (measured by a kick) plus, for states whose velocity depends on their positions, the
+/// part the motion makes (measured by a central difference of two half-step drifts). A
+/// particle's velocity does not depend on its position and that part is exactly zero; a
+/// rigid body's spin `½ ω q` turns with `q`, and without it the body would stop turning.
+///
 /// **Bootstrap.** With no memory (the first step, after [`reset`](PositionVerlet::reset),
 /// or when `t` is not where the last step ended) the step starts from the state's velocity:
 /// `u = v + a dt/2`, so its positions match [`Verlet`]'s exactly in exact arithmetic.
@@ -122,11 +129,27 @@ fn predicted<S: State>(half_kicked: &S, start_force: S::Force, dt: S::Scalar) ->
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(
+        serialize = "S::Velocity: serde::Serialize, S::Scalar: serde::Serialize",
+        deserialize = "S::Velocity: serde::Deserialize<'de>, S::Scalar: serde::Deserialize<'de>"
+    ))
+)]
 pub struct PositionVerlet<S: State> {
     memory: Option<LastStep<S>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(
+        serialize = "S::Velocity: serde::Serialize, S::Scalar: serde::Serialize",
+        deserialize = "S::Velocity: serde::Deserialize<'de>, S::Scalar: serde::Deserialize<'de>"
+    ))
+)]
 struct LastStep<S: State> {
     displacement_rate: S::Velocity,
     dt: S::Scalar,
@@ -177,10 +200,20 @@ impl<S: State> Integrator<S> for PositionVerlet<S> {
             return Ok(());
         }
         let force = forces.force(state, t);
-        // a·dt in velocity coordinates, whatever the state's mass or inertia.
+        // a·dt in velocity coordinates, whatever the state's mass or inertia: the change
+        // of the velocity a kick makes, plus (central difference) the change a drift makes,
+        // for velocities that depend on the positions too (a rigid body's spin `½ ω q`
+        // turns with `q`; a particle's velocity does not, and that term is exactly zero).
         let mut kicked = state.clone();
         kicked.kick(force, dt);
-        let acceleration_dt = kicked.velocity().sub(state.velocity());
+        let velocity = state.velocity();
+        let (mut ahead, mut behind) = (state.clone(), state.clone());
+        ahead.drift(velocity, half(dt));
+        behind.drift(velocity, -half(dt));
+        let acceleration_dt = kicked
+            .velocity()
+            .sub(velocity)
+            .add(ahead.velocity().sub(behind.velocity()));
 
         let tolerance = S::Scalar::epsilon().sqrt() * (t.abs() + dt.abs());
         let displacement_rate = match &self.memory {

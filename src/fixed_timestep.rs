@@ -1,0 +1,703 @@
+//! [`FixedTimestep`]: physics at a fixed `dt`, rendering at whatever rate frames come.
+
+use crate::{Forces, Integrator, Scalar, State, StepError};
+use core::fmt;
+use num_traits::Float;
+
+/// The accumulator of a game loop: frames of any length in, a whole number of fixed-`dt`
+/// physics steps out, plus the blend factor `α` for drawing between the last two states.
+///
+/// Stepping physics by the frame time itself makes the simulation depend on the frame
+/// rate: a spring at 30 fps and at 144 fps ends in different places, and a long frame can
+/// make it explode. Instead, each frame's time is added to an accumulator, and as many
+/// steps of the fixed `dt` as fit are taken out of it. The remainder, less than one `dt`,
+/// carries over to the next frame; divided by `dt` it is `α ∈ [0, 1)`, how far real time
+/// has got from the current physics state towards the next one. Rendering
+/// `previous.interpolate(&current, α)` (see [`Interpolate`](crate::Interpolate)) then
+/// shows motion that is smooth whatever the frame rate, at the cost of showing the world
+/// up to one step late.
+///
+/// The physics is the same whatever the frame times: step `k` always starts at
+/// `t = k · dt` and always advances by the same `dt`, so after `n` steps the state is bit
+/// for bit what `n` plain calls of the integrator give.
+///
+/// # The spiral of death
+///
+/// If a step costs more wall time than `dt`, each frame is longer than the last and asks
+/// for more steps, which take longer still. The frame time is therefore capped at
+/// [`max_frame_time`](Self::max_frame_time) (0.25 s by default,
+/// [`DEFAULT_MAX_FRAME_TIME`](Self::DEFAULT_MAX_FRAME_TIME)), so one frame runs at most
+/// [`max_steps`](Self::max_steps) steps (15 at 60 Hz). Time beyond the cap is dropped (the
+/// simulation runs slower than real time instead of freezing) and reported by
+/// [`Frame::dropped_time`]. The cap can be set as a frame time
+/// ([`with_max_frame_time`](Self::with_max_frame_time)) or as a step count
+/// ([`with_max_steps`](Self::with_max_steps)); they are one limit seen two ways.
+///
+/// # Time in `f64`
+///
+/// The accumulator and the clock are `f64` whatever the state's scalar. An `f32` clock
+/// stops being able to tell frames apart: after a day of play (86 400 s) neighbouring
+/// `f32` values are 7.8 ms apart, half a 60 Hz frame, so frame times would be rounded
+/// away or doubled. In `f64` the same spacing is 1.5·10⁻¹¹ s after a century. `dt` itself
+/// is kept in the state's scalar, the precision the integrator steps with, and widened
+/// exactly to `f64` for the accumulator, so the clock counts precisely the `dt` the
+/// integrator uses (for `f32`, `1/60` is 0.016 666 668 s, and that is what is counted).
+///
+/// # Unusual input
+///
+/// - `dt` zero, negative, infinite or `NaN`: refused by [`try_new`](Self::try_new) with
+///   [`FixedTimestepError::InvalidTimeStep`] ([`new`](Self::new) panics with that message).
+/// - frame time 0: no step; `α` is unchanged.
+/// - frame time negative, infinite or `NaN`: refused by [`advance`](Self::advance) with
+///   [`FixedTimestepError::InvalidFrameTime`]; the clock is left unchanged. (Clocks that
+///   can go backwards, such as a wall clock after a time-zone change, need clamping to 0
+///   by the caller, who knows whether that is what they want.)
+/// - frame time above the cap: counted as the cap; the rest is dropped, as above.
+///
+/// # Example
+///
+/// A game loop in three lines: advance the clock by the frame time, run the steps it asks
+/// for (each saving the previous state), draw the blend.
+///
+/// ```
+/// use timestep::{FixedTimestep, Interpolate, Particle, SemiImplicitEuler};
+///
+/// let spring = |p: &Particle<f64>, _t: f64| -15.0 * p.position();
+/// let mut clock = FixedTimestep::new(1.0 / 60.0);
+/// let mut previous = Particle::new(1.0, 1.0, 0.0);
+/// let mut current = previous;
+///
+/// for frame_time in [0.016, 0.017, 0.033, 0.004, 0.1] {
+///     let frame = clock.advance(frame_time)?;
+///     frame.run(&mut SemiImplicitEuler, &mut previous, &mut current, &spring)?;
+///     let shown = previous.interpolate(&current, frame.alpha());
+///     # let _ = shown;
+/// }
+/// // 0.17 s of frames is 10 whole steps of 1/60 s, with 0.2 of a step left over.
+/// assert_eq!(clock.steps_taken(), 10);
+/// assert!((clock.alpha() - 0.2).abs() < 1e-9);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Without an integrator, the frame says how many steps to run and when each starts:
+///
+/// ```
+/// use timestep::FixedTimestep;
+///
+/// let mut clock = FixedTimestep::new(0.01_f32);
+/// let frame = clock.advance(0.035)?;
+/// assert_eq!(frame.steps(), 3);
+/// let starts: Vec<f32> = frame.times().collect();
+/// assert_eq!(starts, [0.0, 0.01, 0.02]);
+/// assert!((frame.alpha() - 0.5).abs() < 1e-5);
+/// # Ok::<(), timestep::FixedTimestepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "serde_impl::FixedTimestepData<S>",
+        into = "serde_impl::FixedTimestepData<S>",
+        bound(
+            serialize = "S: serde::Serialize",
+            deserialize = "S: serde::Deserialize<'de>"
+        )
+    )
+)]
+pub struct FixedTimestep<S: Scalar = f64> {
+    dt: S,
+    /// `dt` widened to `f64`, exactly.
+    dt_seconds: f64,
+    max_frame_time: f64,
+    max_steps: u32,
+    /// Real time not yet simulated, in `[0, dt)` between frames.
+    accumulator: f64,
+    steps_taken: u64,
+}
+
+impl<S: Scalar> FixedTimestep<S> {
+    /// The default cap on one frame's time, in seconds: 0.25 s, or 15 steps at 60 Hz.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let clock = FixedTimestep::new(1.0_f64 / 60.0);
+    /// assert_eq!(clock.max_frame_time(), FixedTimestep::<f64>::DEFAULT_MAX_FRAME_TIME);
+    /// assert_eq!(clock.max_steps(), 15);
+    /// ```
+    pub const DEFAULT_MAX_FRAME_TIME: f64 = 0.25;
+
+    /// A clock that steps physics by `dt` seconds, with the default cap of
+    /// [`DEFAULT_MAX_FRAME_TIME`](Self::DEFAULT_MAX_FRAME_TIME) per frame.
+    ///
+    /// # Panics
+    ///
+    /// If `dt` is zero, negative, infinite or `NaN`; the message says which value was
+    /// given. [`try_new`](Self::try_new) returns the error instead.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let clock = FixedTimestep::new(1.0 / 120.0);
+    /// assert_eq!(clock.dt(), 1.0 / 120.0);
+    /// assert_eq!(clock.max_steps(), 30);
+    /// ```
+    #[track_caller]
+    pub fn new(dt: S) -> Self {
+        match Self::try_new(dt) {
+            Ok(clock) => clock,
+            Err(error) => panic!("FixedTimestep::new: {error}"),
+        }
+    }
+
+    /// A clock that steps physics by `dt` seconds, or
+    /// [`FixedTimestepError::InvalidTimeStep`] if `dt` is zero, negative, infinite or
+    /// `NaN`.
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, FixedTimestepError};
+    ///
+    /// assert!(FixedTimestep::try_new(0.01).is_ok());
+    /// assert_eq!(FixedTimestep::try_new(0.0), Err(FixedTimestepError::InvalidTimeStep(0.0)));
+    /// assert!(FixedTimestep::try_new(-0.01).is_err());
+    /// assert!(FixedTimestep::try_new(f32::NAN).is_err());
+    /// ```
+    pub fn try_new(dt: S) -> Result<Self, FixedTimestepError> {
+        let dt_seconds = dt.to_f64();
+        if !(dt_seconds.is_finite() && dt_seconds > 0.0) {
+            return Err(FixedTimestepError::InvalidTimeStep(dt_seconds));
+        }
+        let max_frame_time = Self::DEFAULT_MAX_FRAME_TIME;
+        Ok(FixedTimestep {
+            dt,
+            dt_seconds,
+            max_frame_time,
+            max_steps: steps_in(max_frame_time, dt_seconds),
+            accumulator: 0.0,
+            steps_taken: 0,
+        })
+    }
+
+    /// The same clock with frames capped at `seconds`: a longer frame counts as `seconds`
+    /// long. [`max_steps`](Self::max_steps) becomes the number of steps that can then fit
+    /// in one frame, `⌈seconds / dt⌉`. A cap below `dt` is legal: frames then never run
+    /// more than one step, and the simulation cannot keep up with frames longer than the
+    /// cap.
+    ///
+    /// # Panics
+    ///
+    /// If `seconds` is zero, negative, infinite or `NaN`.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.125).with_max_frame_time(0.5);
+    /// assert_eq!(clock.max_steps(), 4);
+    /// let frame = clock.advance(2.0)?; // a two-second hitch
+    /// assert_eq!(frame.steps(), 4);
+    /// assert_eq!(frame.dropped_time(), 1.5);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    #[track_caller]
+    pub fn with_max_frame_time(self, seconds: f64) -> Self {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            panic!(
+                "FixedTimestep::with_max_frame_time: {}",
+                FixedTimestepError::InvalidMaxFrameTime(seconds)
+            );
+        }
+        FixedTimestep {
+            max_frame_time: seconds,
+            max_steps: steps_in(seconds, self.dt_seconds),
+            ..self
+        }
+    }
+
+    /// The same clock running at most `steps` steps per frame: frames are capped at
+    /// `steps · dt`.
+    ///
+    /// # Panics
+    ///
+    /// If `steps` is 0: a clock that may never step would freeze the simulation.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(1.0 / 60.0).with_max_steps(4);
+    /// assert_eq!(clock.advance(0.5)?.steps(), 4);
+    /// assert_eq!(clock.max_frame_time(), 4.0 / 60.0);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    #[track_caller]
+    pub fn with_max_steps(self, steps: u32) -> Self {
+        assert!(
+            steps > 0,
+            "FixedTimestep::with_max_steps: at least one step per frame is needed"
+        );
+        FixedTimestep {
+            max_frame_time: f64::from(steps) * self.dt_seconds,
+            max_steps: steps,
+            ..self
+        }
+    }
+
+    /// Adds one frame's time (in seconds) to the accumulator and takes out as many whole
+    /// steps of `dt` as fit, up to [`max_steps`](Self::max_steps). The returned [`Frame`]
+    /// says how many steps to run, when each starts, and the blend factor `α` to draw
+    /// with. The steps count as taken as soon as this returns; run them with
+    /// [`Frame::run`] or [`Frame::times`].
+    ///
+    /// # Errors
+    ///
+    /// [`FixedTimestepError::InvalidFrameTime`] if `frame_time` is negative, infinite or
+    /// `NaN`; the clock is then unchanged. A frame time of 0 is fine (no step, same `α`),
+    /// and one above [`max_frame_time`](Self::max_frame_time) is capped.
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, FixedTimestepError};
+    ///
+    /// let mut clock = FixedTimestep::new(0.1_f64);
+    /// assert_eq!(clock.advance(0.25)?.steps(), 2);
+    /// assert_eq!(clock.advance(0.0)?.steps(), 0);
+    /// assert!((clock.alpha() - 0.5).abs() < 1e-12);
+    /// assert_eq!(clock.advance(-0.1), Err(FixedTimestepError::InvalidFrameTime(-0.1)));
+    /// assert!(clock.advance(f64::INFINITY).is_err());
+    /// assert!(clock.advance(f64::NAN).is_err());
+    /// assert!((clock.alpha() - 0.5).abs() < 1e-12); // unchanged by the refused frames
+    /// assert_eq!(clock.steps_taken(), 2);
+    /// # Ok::<(), FixedTimestepError>(())
+    /// ```
+    pub fn advance(&mut self, frame_time: f64) -> Result<Frame<S>, FixedTimestepError> {
+        if !(frame_time.is_finite() && frame_time >= 0.0) {
+            return Err(FixedTimestepError::InvalidFrameTime(frame_time));
+        }
+        let counted = frame_time.min(self.max_frame_time);
+        let mut dropped = frame_time - counted;
+        self.accumulator += counted;
+        let first_step = self.steps_taken;
+        let mut steps = 0;
+        // One dt at a time rather than `floor(accumulator / dt)` at once: whatever the
+        // rounding, the remainder ends in [0, dt), never negative (a rounded-up quotient
+        // could leave it so). The loop is bounded by `max_steps`.
+        while self.accumulator >= self.dt_seconds && steps < self.max_steps {
+            self.accumulator -= self.dt_seconds;
+            steps += 1;
+        }
+        if self.accumulator >= self.dt_seconds {
+            // Only reachable through rounding at the cap: drop whole steps, keep the phase.
+            let whole = Float::floor(self.accumulator / self.dt_seconds) * self.dt_seconds;
+            let mut kept = self.accumulator - whole;
+            if !(0.0..self.dt_seconds).contains(&kept) {
+                kept = 0.0;
+            }
+            dropped += self.accumulator - kept;
+            self.accumulator = kept;
+        }
+        self.steps_taken += u64::from(steps);
+        Ok(Frame {
+            dt: self.dt,
+            dt_seconds: self.dt_seconds,
+            first_step,
+            steps,
+            alpha: self.alpha(),
+            dropped_time: dropped,
+        })
+    }
+
+    /// The blend factor `α = accumulator / dt ∈ [0, 1)`: how far real time has got past
+    /// the current physics state, as a fraction of a step. Draw
+    /// `previous.interpolate(&current, α)`. Strictly below 1 in `S` too: an `f32` `α` that
+    /// would round up to 1 is given as the largest `f32` below 1.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.02_f32);
+    /// assert_eq!(clock.alpha(), 0.0);
+    /// clock.advance(0.03)?;
+    /// assert!((clock.alpha() - 0.5).abs() < 1e-5);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn alpha(&self) -> S {
+        let alpha = S::from_f64(self.accumulator / self.dt_seconds);
+        let below_one = S::one() - S::epsilon() / (S::one() + S::one());
+        alpha.min(below_one)
+    }
+
+    /// The fixed physics step.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// assert_eq!(FixedTimestep::new(0.5_f32).dt(), 0.5);
+    /// ```
+    pub fn dt(&self) -> S {
+        self.dt
+    }
+
+    /// The longest frame counted, in seconds; longer frames are capped to it.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// assert_eq!(FixedTimestep::new(0.01).max_frame_time(), 0.25);
+    /// ```
+    pub fn max_frame_time(&self) -> f64 {
+        self.max_frame_time
+    }
+
+    /// The most steps one frame runs.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// assert_eq!(FixedTimestep::new(1.0 / 60.0).max_steps(), 15);
+    /// ```
+    pub fn max_steps(&self) -> u32 {
+        self.max_steps
+    }
+
+    /// Real time, in seconds, that has been counted but not yet simulated: `α · dt`.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.125);
+    /// clock.advance(0.1875)?;
+    /// assert_eq!(clock.accumulator(), 0.0625);
+    /// assert_eq!(clock.alpha(), 0.5);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn accumulator(&self) -> f64 {
+        self.accumulator
+    }
+
+    /// The number of steps handed out since the clock was made or [`reset`](Self::reset).
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.0625);
+    /// clock.advance(0.125)?;
+    /// clock.advance(0.125)?;
+    /// assert_eq!(clock.steps_taken(), 4);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn steps_taken(&self) -> u64 {
+        self.steps_taken
+    }
+
+    /// The simulated time, in seconds: the end of the last step handed out,
+    /// `steps_taken · dt`, computed by one multiplication (no drift from summing).
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.0625_f64);
+    /// clock.advance(0.2)?;
+    /// assert_eq!(clock.time(), 0.1875); // three steps
+    /// assert!((clock.alpha() - 0.2).abs() < 1e-12);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn time(&self) -> f64 {
+        self.steps_taken as f64 * self.dt_seconds
+    }
+
+    /// Starts over: no time accumulated, no step taken, `α = 0`; `dt` and the cap stay.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.0625);
+    /// clock.advance(0.2)?;
+    /// clock.reset();
+    /// assert_eq!((clock.steps_taken(), clock.alpha()), (0, 0.0));
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn reset(&mut self) {
+        self.accumulator = 0.0;
+        self.steps_taken = 0;
+    }
+}
+
+/// `⌈seconds / dt⌉`, at least 1, saturating at `u32::MAX`: the most steps a frame of at
+/// most `seconds` can hold when less than one `dt` is carried over from the last frame.
+/// A ratio within rounding of a whole number counts as that number, so that 0.25 s at
+/// `dt = 1/60` is 15 steps, not 16 (`1/60` rounds down in `f64`).
+fn steps_in(seconds: f64, dt: f64) -> u32 {
+    let ratio = seconds / dt;
+    let nearest = Float::round(ratio);
+    let steps = if Float::abs(ratio - nearest) <= 4.0 * f64::EPSILON * ratio {
+        nearest
+    } else {
+        Float::ceil(ratio)
+    };
+    if steps >= f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        (steps as u32).max(1)
+    }
+}
+
+/// What one frame asks of the physics: [`steps`](Frame::steps) fixed steps starting at
+/// [`times`](Frame::times), then drawing with [`alpha`](Frame::alpha). Made by
+/// [`FixedTimestep::advance`].
+///
+/// # Example
+///
+/// ```
+/// use timestep::FixedTimestep;
+///
+/// let mut clock = FixedTimestep::new(0.0625);
+/// clock.advance(0.09375)?; // one step and a half
+/// let frame = clock.advance(0.09375)?;
+/// assert_eq!(frame.steps(), 2);
+/// assert_eq!(frame.times().collect::<Vec<_>>(), [0.0625, 0.125]);
+/// assert_eq!(frame.alpha(), 0.0);
+/// assert_eq!(frame.dropped_time(), 0.0);
+/// # Ok::<(), timestep::FixedTimestepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame<S: Scalar = f64> {
+    dt: S,
+    dt_seconds: f64,
+    first_step: u64,
+    steps: u32,
+    alpha: S,
+    dropped_time: f64,
+}
+
+impl<S: Scalar> Frame<S> {
+    /// The number of fixed steps to run this frame (0 when the frame was shorter than
+    /// what was missing for the next step).
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.25_f64);
+    /// assert_eq!(clock.advance(0.125)?.steps(), 0);
+    /// assert_eq!(clock.advance(0.125)?.steps(), 1);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+
+    /// The blend factor for drawing, in `[0, 1)`: see [`FixedTimestep::alpha`].
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.25_f64);
+    /// assert_eq!(clock.advance(0.1875)?.alpha(), 0.75);
+    /// assert_eq!(clock.advance(0.125)?.alpha(), 0.25);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn alpha(&self) -> S {
+        self.alpha
+    }
+
+    /// The fixed step `dt`: every step of the frame is this long.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let frame = FixedTimestep::new(0.01_f32).advance(0.1)?;
+    /// assert_eq!(frame.dt(), 0.01_f32);
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn dt(&self) -> S {
+        self.dt
+    }
+
+    /// Seconds of this frame dropped by the cap (0 unless the frame was longer than
+    /// [`FixedTimestep::max_frame_time`]): the simulation fell that far behind real time.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(1.0 / 64.0_f64); // default cap: 0.25 s, 16 steps
+    /// let frame = clock.advance(1.0)?; // the window was dragged for a second
+    /// assert_eq!((frame.steps(), frame.dropped_time()), (16, 0.75));
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn dropped_time(&self) -> f64 {
+        self.dropped_time
+    }
+
+    /// The start time of each step, in order: step `k` of the clock starts at `k · dt`
+    /// (computed in `f64`, then rounded once to `S`), so times never drift however long
+    /// the game runs.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.125_f64);
+    /// let mut t_end = 0.0;
+    /// for _ in 0..3 {
+    ///     for t in clock.advance(0.2)?.times() {
+    ///         assert_eq!(t, t_end); // each step starts where the last one ended
+    ///         t_end = t + 0.125;
+    ///     }
+    /// }
+    /// assert_eq!(t_end, clock.time());
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn times(&self) -> impl ExactSizeIterator<Item = S> + DoubleEndedIterator + use<S> {
+        let (first, dt) = (self.first_step, self.dt_seconds);
+        (0..self.steps).map(move |i| S::from_f64((first + u64::from(i)) as f64 * dt))
+    }
+
+    /// Runs this frame's steps on `current` with `integrator` under `forces`, copying
+    /// `current` into `previous` before each, so that afterwards
+    /// `previous.interpolate(&current, frame.alpha())` is the state to draw. With no step
+    /// to run, neither is touched.
+    ///
+    /// # Errors
+    ///
+    /// The first [`StepError`] of the integrator. The steps after it are not run (they
+    /// were already counted by the clock); `current` is as the failed step left it
+    /// (unchanged, for this crate's integrators) and `previous` is the state before it.
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, Particle, Verlet};
+    ///
+    /// let gravity = |_: &Particle<f64>, _t: f64| -9.81;
+    /// let mut clock = FixedTimestep::new(0.01);
+    /// let (mut previous, mut current) = (Particle::new(1.0, 0.0, 0.0), Particle::new(1.0, 0.0, 0.0));
+    /// let frame = clock.advance(0.1)?;
+    /// frame.run(&mut Verlet, &mut previous, &mut current, &gravity)?;
+    /// // Verlet is exact under constant force; `previous` is one step behind.
+    /// assert!((current.position() + 0.5 * 9.81 * 0.1 * 0.1).abs() < 1e-12);
+    /// assert!((previous.position() + 0.5 * 9.81 * 0.09 * 0.09).abs() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run<St, I, F>(
+        &self,
+        integrator: &mut I,
+        previous: &mut St,
+        current: &mut St,
+        forces: &F,
+    ) -> Result<(), StepError>
+    where
+        St: State<Scalar = S>,
+        I: Integrator<St> + ?Sized,
+        F: Forces<St> + ?Sized,
+    {
+        for t in self.times() {
+            previous.clone_from(current);
+            integrator.step(current, forces, t, self.dt)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a [`FixedTimestep`] refused a setting or a frame.
+///
+/// # Example
+///
+/// ```
+/// use timestep::{FixedTimestep, FixedTimestepError};
+///
+/// let error = FixedTimestep::new(0.01).advance(f64::NAN).unwrap_err();
+/// assert!(matches!(error, FixedTimestepError::InvalidFrameTime(t) if t.is_nan()));
+/// assert_eq!(
+///     FixedTimestepError::InvalidFrameTime(-1.0).to_string(),
+///     "frame time must be finite and not negative, got -1 s"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum FixedTimestepError {
+    /// The step `dt` is zero, negative, infinite or `NaN` (the value, widened to `f64`).
+    InvalidTimeStep(f64),
+    /// The frame time is negative, infinite or `NaN`.
+    InvalidFrameTime(f64),
+    /// The cap on the frame time is zero, negative, infinite or `NaN`.
+    InvalidMaxFrameTime(f64),
+    /// The cap on steps per frame is 0.
+    ZeroMaxSteps,
+}
+
+impl fmt::Display for FixedTimestepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FixedTimestepError::InvalidTimeStep(dt) => {
+                write!(f, "time step must be finite and positive, got dt = {dt} s")
+            }
+            FixedTimestepError::InvalidFrameTime(t) => {
+                write!(f, "frame time must be finite and not negative, got {t} s")
+            }
+            FixedTimestepError::InvalidMaxFrameTime(t) => {
+                write!(f, "max frame time must be finite and positive, got {t} s")
+            }
+            FixedTimestepError::ZeroMaxSteps => {
+                write!(f, "at least one step per frame is needed, got a cap of 0")
+            }
+        }
+    }
+}
+
+impl core::error::Error for FixedTimestepError {}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::{FixedTimestep, FixedTimestepError, steps_in};
+    use crate::Scalar;
+
+    /// The serialized form: the settings and the clock's progress. `dt` is checked again
+    /// on the way in, and `max_steps` must agree with `max_frame_time`.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "FixedTimestep", deny_unknown_fields)]
+    pub struct FixedTimestepData<S> {
+        dt: S,
+        max_frame_time: f64,
+        max_steps: u32,
+        accumulator: f64,
+        steps_taken: u64,
+    }
+
+    impl<S: Scalar> From<FixedTimestep<S>> for FixedTimestepData<S> {
+        fn from(clock: FixedTimestep<S>) -> Self {
+            FixedTimestepData {
+                dt: clock.dt,
+                max_frame_time: clock.max_frame_time,
+                max_steps: clock.max_steps,
+                accumulator: clock.accumulator,
+                steps_taken: clock.steps_taken,
+            }
+        }
+    }
+
+    impl<S: Scalar> TryFrom<FixedTimestepData<S>> for FixedTimestep<S> {
+        type Error = FixedTimestepError;
+
+        fn try_from(data: FixedTimestepData<S>) -> Result<Self, Self::Error> {
+            let clock = FixedTimestep::try_new(data.dt)?;
+            let max_frame_time = data.max_frame_time;
+            if !(max_frame_time.is_finite() && max_frame_time > 0.0) {
+                return Err(FixedTimestepError::InvalidMaxFrameTime(max_frame_time));
+            }
+            if data.max_steps == 0 {
+                return Err(FixedTimestepError::ZeroMaxSteps);
+            }
+            // The cap was set either as a time or as a step count; either way the count
+            // cannot exceed what the time allows.
+            if data.max_steps > steps_in(max_frame_time, clock.dt_seconds) {
+                return Err(FixedTimestepError::InvalidMaxFrameTime(max_frame_time));
+            }
+            let accumulator = data.accumulator;
+            if !(accumulator.is_finite() && (0.0..clock.dt_seconds).contains(&accumulator)) {
+                return Err(FixedTimestepError::InvalidFrameTime(accumulator));
+            }
+            Ok(FixedTimestep {
+                max_frame_time,
+                max_steps: data.max_steps,
+                accumulator,
+                steps_taken: data.steps_taken,
+                ..clock
+            })
+        }
+    }
+}
