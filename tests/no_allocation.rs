@@ -1,0 +1,351 @@
+//! No allocation in `step`: a global allocator that counts the allocations of the thread
+//! that makes them shows zero over 100 steps of every method (backward Euler's Newton solve
+//! included, with finite differences and with an analytic Jacobian), called directly and
+//! through [`Method`]'s dispatch, on particles in `f64` and in `f32` 3-D, on rigid bodies
+//! in both precisions, and through the serial batch function [`step_all`], its error path
+//! included.
+//!
+//! The counter is per thread, so tests running side by side on other threads (and the test
+//! harness itself) cannot add to it; a first test checks that it does count.
+//!
+//! `unsafe` here is only the `GlobalAlloc` implementation, which the trait requires; it
+//! forwards every call unchanged to the system allocator.
+
+use glam::{DVec3, Vec3};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use timestep::batch::step_all;
+use timestep::rigid::{Body, DRigidBody, Inertia, Precision, RigidBody, Splitting, Vector3};
+use timestep::{
+    BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
+    Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
+};
+
+thread_local! {
+    /// Allocations (including reallocations) made by this thread so far.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting every allocation and reallocation in [`ALLOCATIONS`].
+struct Counting;
+
+fn count() {
+    // `try_with`: an allocation while the thread's locals are being torn down is not ours.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; counting touches only a thread-local `Cell<usize>` (constant
+// initializer, no destructor), which never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// How many allocations this thread makes while running `f`, and what `f` returned.
+fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let result = f();
+    (ALLOCATIONS.with(Cell::get) - before, result)
+}
+
+/// Steps per measured run.
+const STEPS: usize = 100;
+
+/// Runs [`STEPS`] steps of `integrator` on `state` under `forces`, asserting that they
+/// succeed, that they move the state, and that they allocate nothing.
+fn assert_no_allocation<S, I, F>(what: &str, mut integrator: I, start: S, forces: &F, dt: S::Scalar)
+where
+    S: State + PartialEq + core::fmt::Debug,
+    I: Integrator<S>,
+    F: Forces<S>,
+    S::Scalar: From<f32>,
+{
+    let mut state = start.clone();
+    let (count, result) = allocations(|| {
+        for i in 0..STEPS {
+            let t = S::Scalar::from(i as f32) * dt;
+            integrator.step(&mut state, forces, t, dt)?;
+        }
+        Ok::<(), StepError>(())
+    });
+    assert_eq!(result, Ok(()), "{what}: the steps must succeed");
+    assert_ne!(state, start, "{what}: the steps must move the state");
+    assert_eq!(count, 0, "{what}: {count} allocations in {STEPS} steps");
+}
+
+/// Every method on one state: each integrator type called directly, then each through
+/// [`Method`], then each through [`step_all`] on four copies of the state.
+fn every_method<S, F>(kind: &str, start: S, forces: &F, dt: S::Scalar)
+where
+    S: State + PartialEq + core::fmt::Debug,
+    F: Forces<S>,
+    S::Scalar: From<f32>,
+{
+    let check = |name: &str, run: &mut dyn FnMut()| {
+        let (count, ()) = allocations(run);
+        assert_eq!(count, 0, "{name} on {kind}: {count} allocations");
+    };
+    // Directly, by type: static dispatch, as a game would call it.
+    assert_no_allocation(
+        &format!("ExplicitEuler on {kind}"),
+        ExplicitEuler,
+        start.clone(),
+        forces,
+        dt,
+    );
+    assert_no_allocation(
+        &format!("SemiImplicitEuler on {kind}"),
+        SemiImplicitEuler,
+        start.clone(),
+        forces,
+        dt,
+    );
+    assert_no_allocation(
+        &format!("Midpoint on {kind}"),
+        Midpoint,
+        start.clone(),
+        forces,
+        dt,
+    );
+    assert_no_allocation(
+        &format!("ImprovedEuler on {kind}"),
+        ImprovedEuler,
+        start.clone(),
+        forces,
+        dt,
+    );
+    assert_no_allocation(&format!("Rk4 on {kind}"), Rk4, start.clone(), forces, dt);
+    assert_no_allocation(
+        &format!("Verlet on {kind}"),
+        Verlet,
+        start.clone(),
+        forces,
+        dt,
+    );
+    assert_no_allocation(
+        &format!("PositionVerlet on {kind}"),
+        PositionVerlet::new(),
+        start.clone(),
+        forces,
+        dt,
+    );
+    assert_no_allocation(
+        &format!("BackwardEuler on {kind}"),
+        BackwardEuler::new(),
+        start.clone(),
+        forces,
+        dt,
+    );
+
+    for method in Method::<S>::all() {
+        // By name, through the enum's dispatch.
+        assert_no_allocation(
+            &format!("Method::{method} on {kind}"),
+            method.clone(),
+            start.clone(),
+            forces,
+            dt,
+        );
+
+        // A batch, serially.
+        let mut states = vec![start.clone(); 4];
+        let mut result = Ok(());
+        check(&format!("step_all({method}) on {kind}"), &mut || {
+            for i in 0..STEPS {
+                let t = S::Scalar::from(i as f32) * dt;
+                result = result.and(step_all(&method, &mut states, forces, t, dt));
+            }
+        });
+        assert_eq!(result, Ok(()), "step_all({method}) on {kind} must succeed");
+        assert!(
+            states.iter().all(|s| *s != start),
+            "step_all({method}) on {kind} must move every state"
+        );
+    }
+}
+
+#[test]
+fn the_counter_counts() {
+    let (count, v) = allocations(|| Vec::<u64>::with_capacity(8));
+    assert!(count >= 1, "a Vec's buffer must be counted");
+    let (count, v) = allocations(move || {
+        let mut v = v;
+        v.extend(0..1000);
+        v
+    });
+    assert!(count >= 1, "growing a Vec must be counted");
+    let (count, ()) = allocations(|| drop(v));
+    assert_eq!(count, 0, "freeing is not allocating");
+
+    // Forces that allocate are seen through a step: the count is of everything a step does.
+    let wasteful = |p: &Particle<f64>, _t: f64| {
+        let copies: Vec<f64> = std::iter::repeat_n(p.position(), 3).collect();
+        -std::hint::black_box(copies).iter().sum::<f64>()
+    };
+    let mut particle = Particle::new(1.0, 1.0, 0.0);
+    let (count, result) = allocations(|| Rk4.step(&mut particle, &wasteful, 0.0, 0.01));
+    assert_eq!(result, Ok(()));
+    assert_eq!(count, 4, "RK4 evaluates the forces four times");
+}
+
+#[test]
+fn particles_in_f64_step_without_allocating() {
+    let spring = |p: &Particle<f64>, _t: f64| -15.0 * p.position() - 0.1 * p.velocity();
+    every_method("Particle<f64>", Particle::new(1.0, 1.0, 0.0), &spring, 0.01);
+}
+
+#[test]
+fn particles_in_f32_3d_step_without_allocating() {
+    let forces = |p: &Particle<Vec3>, _t: f32| {
+        Vec3::new(0.0, -9.81, 0.0) * p.mass() - 15.0 * p.position() - 0.1 * p.velocity()
+    };
+    let start = Particle::new(2.0, Vec3::new(1.0, 2.0, -1.0), Vec3::new(0.0, 0.5, 1.0));
+    every_method("Particle<Vec3>", start, &forces, 0.01);
+}
+
+/// A body on a spring, pushed at a corner, with angular drag: every primary quantity moves.
+fn body_forces<S: Precision>(body: &Body<S>, _t: S) -> (S::Vec3, S::Vec3) {
+    let one = S::from_f64(1.0);
+    let half = S::from_f64(0.5);
+    let corner = body.to_world_point(S::Vec3::new(half, half, S::from_f64(0.0)));
+    let pull = body.position() * S::from_f64(-2.0) + S::Vec3::new(S::from_f64(0.0), one, one);
+    let (force, torque) = body.force_at_point(pull, corner);
+    (force, torque - body.angular_velocity() * S::from_f64(0.1))
+}
+
+fn spinning<S: Precision>() -> Body<S> {
+    let mut body = Body::<S>::new(S::from_f64(2.0), Inertia::cuboid(2.0, 1.0, 2.0, 3.0));
+    body.set_angular_velocity(S::Vec3::new(
+        S::from_f64(0.1),
+        S::from_f64(2.0),
+        S::from_f64(0.1),
+    ));
+    body
+}
+
+#[test]
+fn rigid_bodies_in_f32_step_without_allocating() {
+    let _: RigidBody = spinning::<f32>();
+    every_method(
+        "RigidBody",
+        spinning::<f32>(),
+        &body_forces::<f32>,
+        1.0 / 60.0,
+    );
+    assert_no_allocation(
+        "Splitting on RigidBody",
+        Splitting,
+        spinning::<f32>(),
+        &body_forces::<f32>,
+        1.0 / 60.0,
+    );
+}
+
+#[test]
+fn rigid_bodies_in_f64_step_without_allocating() {
+    let _: DRigidBody = spinning::<f64>();
+    every_method(
+        "DRigidBody",
+        spinning::<f64>(),
+        &body_forces::<f64>,
+        1.0 / 60.0,
+    );
+    assert_no_allocation(
+        "Splitting on DRigidBody",
+        Splitting,
+        spinning::<f64>(),
+        &body_forces::<f64>,
+        1.0 / 60.0,
+    );
+}
+
+#[test]
+fn backward_euler_with_an_analytic_jacobian_allocates_nothing() {
+    let (k, b) = (15.0, 0.1);
+    let forces = WithJacobian::new(
+        move |p: &Particle<f64>, _t: f64| -k * p.position() - b * p.velocity(),
+        move |p: &Particle<f64>, _t: f64, j: &mut Jacobian<f64>| {
+            j[(0, 1)] = p.inverse_mass();
+            j[(1, 0)] = -k;
+            j[(1, 1)] = -b * p.inverse_mass();
+        },
+    );
+    assert_no_allocation(
+        "BackwardEuler with a Jacobian",
+        BackwardEuler::new(),
+        Particle::new(1.0, 1.0, 0.0),
+        &forces,
+        0.01,
+    );
+    // And the stiff case it is there for, where each step takes Newton iterations.
+    let stiff = |p: &Particle<DVec3>, _t: f64| -1.0e6 * p.position() - 10.0 * p.velocity();
+    let start = Particle::new(1.0, DVec3::new(1.0, -1.0, 0.5), DVec3::ZERO);
+    assert_no_allocation(
+        "BackwardEuler on a stiff spring",
+        BackwardEuler::new(),
+        start,
+        &stiff,
+        1.0 / 60.0,
+    );
+}
+
+#[test]
+fn failing_steps_and_batches_allocate_nothing() {
+    let spring = |p: &Particle<f64>, _t: f64| -15.0 * p.position();
+    let mut particle = Particle::new(1.0, 1.0, 0.0);
+    let mut states = vec![particle; 8];
+    let (count, (one, many)) = allocations(|| {
+        (
+            Rk4.step(&mut particle, &spring, 0.0, f64::NAN),
+            step_all(&Rk4, &mut states, &spring, f64::INFINITY, 0.01),
+        )
+    });
+    assert!(matches!(one, Err(StepError::NonFiniteTime { .. })));
+    let many = many.unwrap_err();
+    assert_eq!((many.index, many.failed), (0, 8));
+    assert_eq!(count, 0, "{count} allocations on the error paths");
+
+    // Backward Euler refusing a NaN force in the middle of a batch.
+    let poisoned = |p: &Particle<f64>, _t: f64| {
+        if p.mass() > 1.5 {
+            f64::NAN
+        } else {
+            -p.position()
+        }
+    };
+    let mut states: Vec<Particle<f64>> = (0..8)
+        .map(|i| Particle::new(1.0 + (i % 2) as f64, 1.0, 0.0))
+        .collect();
+    let (count, result) =
+        allocations(|| step_all(&BackwardEuler::new(), &mut states, &poisoned, 0.0, 0.1));
+    let error = result.unwrap_err();
+    assert_eq!((error.index, error.failed), (1, 4));
+    assert_eq!(
+        count, 0,
+        "{count} allocations on backward Euler's error path"
+    );
+}
