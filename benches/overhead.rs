@@ -1,5 +1,6 @@
 //! What the generic model costs: the crate's `step` against the same arithmetic written by
-//! hand, for RK4 and semi-implicit Euler, on a 1-D spring in `f64` and a 3-D spring in `f32`.
+//! hand, for RK4 and semi-implicit Euler, on a 1-D spring in `f64`, a 3-D spring in `f32`,
+//! and a tumbling [`RigidBody`] (`f32`) under gravity, a spring and angular drag.
 //!
 //! The hand-written code keeps the crate's state layout and operation order: position,
 //! momentum, and a velocity recalculated as `p · (1/m)` after every change of momentum
@@ -7,16 +8,18 @@
 //! `Particle::probe` does), so both sides do the same flops and any difference is the
 //! abstraction's. Both are checked to agree bit for bit before measuring. Each iteration
 //! runs [`STEPS`] steps, so a step's cost (a few nanoseconds) is well above the timer's
-//! resolution.
+//! resolution. The crate's side is called as a game calls it, with `t = i·dt` and
+//! `.expect()` on the result.
 //!
 //! ```text
 //! cargo bench --bench overhead
 //! ```
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use glam::Vec3;
+use glam::{Mat3, Quat, Vec3};
 use std::hint::black_box;
 use std::time::Duration;
+use timestep::rigid::{Inertia, RigidBody};
 use timestep::{Integrator, Particle, Rk4, SemiImplicitEuler, State};
 
 /// Steps per measured iteration.
@@ -124,6 +127,193 @@ macro_rules! with_timestep {
 with_timestep!(timestep_f64, f64, f64);
 with_timestep!(timestep_vec3, Vec3, f32);
 
+/// A rigid body laid out as the crate's [`RigidBody`] is (primary, secondary, constant), with
+/// its update written out: the same glam operations in the same order, with the additive
+/// orientation update only (the crate's body chooses its update at run time). Everything is
+/// inlined into the stepping loop (`#[inline(always)]`), the fastest way found to write it.
+#[derive(Clone, Copy)]
+struct HandBody {
+    // Primary.
+    position: Vec3,
+    momentum: Vec3,
+    orientation: Quat,
+    angular_momentum: Vec3,
+    // Secondary.
+    velocity: Vec3,
+    rotation: Mat3,
+    inverse_inertia_world: Mat3,
+    angular_velocity: Vec3,
+    spin: Quat,
+    // Constant (the unused ones keep the size, which RK4's probes copy).
+    mass: f32,
+    inverse_mass: f32,
+    _inertia: Mat3,
+    inverse_inertia: Mat3,
+    _principal_moments: Vec3,
+    _principal_rotation: Quat,
+}
+
+impl HandBody {
+    /// `v = p/m`, `R` from `q`, `I_world⁻¹ = R I⁻¹ Rᵀ`, `ω = I_world⁻¹ L`, spin `½ ω q`.
+    #[inline(always)]
+    fn recalculate(&mut self) {
+        self.velocity = self.momentum * self.inverse_mass;
+        self.rotation = Mat3::from_quat(self.orientation);
+        self.inverse_inertia_world =
+            self.rotation * self.inverse_inertia * self.rotation.transpose();
+        self.angular_velocity = self.inverse_inertia_world * self.angular_momentum;
+        let w = self.angular_velocity;
+        self.spin = (Quat::from_xyzw(w.x, w.y, w.z, 0.0) * self.orientation) * 0.5;
+    }
+
+    /// Positions along `velocity`, orientation by `spin` (renormalized): no recalculation.
+    #[inline]
+    fn move_along(&mut self, velocity: Vec3, spin: Quat, dt: f32) {
+        self.position += velocity * dt;
+        self.orientation = (self.orientation + spin * dt).normalize();
+    }
+
+    /// Momenta along force and torque: no recalculation.
+    #[inline]
+    fn push(&mut self, force: Vec3, torque: Vec3, dt: f32) {
+        self.momentum += force * dt;
+        self.angular_momentum += torque * dt;
+    }
+}
+
+/// The rate of a body: (velocity, spin) and (force, torque).
+type HandRate = ((Vec3, Quat), (Vec3, Vec3));
+
+/// Gravity, a spring to the origin and angular drag: every primary quantity moves.
+const GRAVITY: Vec3 = Vec3::new(0.0, -9.81, 0.0);
+const BODY_K: f32 = 2.0;
+const ANGULAR_DRAG: f32 = 0.1;
+
+#[inline]
+fn hand_body_forces(b: &HandBody) -> (Vec3, Vec3) {
+    (
+        GRAVITY * b.mass - b.position * BODY_K,
+        b.angular_velocity * -ANGULAR_DRAG,
+    )
+}
+
+#[inline]
+fn body_forces(b: &RigidBody, _t: f32) -> (Vec3, Vec3) {
+    (
+        GRAVITY * b.mass() - b.position() * BODY_K,
+        b.angular_velocity() * -ANGULAR_DRAG,
+    )
+}
+
+/// Semi-implicit Euler on a body by hand: kick (then recalculate), drift (then recalculate).
+#[inline(never)]
+fn hand_sie_body(b: &mut HandBody, dt: f32, steps: usize) {
+    for _ in 0..steps {
+        let (force, torque) = hand_body_forces(b);
+        b.push(force, torque, dt);
+        b.recalculate();
+        let (velocity, spin) = (b.velocity, b.spin);
+        b.move_along(velocity, spin, dt);
+        b.recalculate();
+    }
+}
+
+/// RK4 on a body by hand: probes are copies advanced (drift and kick, one recalculation),
+/// `k₁ + 2(k₂ + k₃) + k₄` combined part by part, one advance by `dt/6`.
+#[inline(never)]
+fn hand_rk4_body(b: &mut HandBody, dt: f32, steps: usize) {
+    #[inline(always)]
+    fn rate(s: &HandBody) -> HandRate {
+        ((s.velocity, s.spin), hand_body_forces(s))
+    }
+    #[inline(always)]
+    fn advance(s: &mut HandBody, ((v, q), (f, t)): HandRate, h: f32) {
+        s.move_along(v, q, h);
+        s.push(f, t, h);
+        s.recalculate();
+    }
+    #[inline(always)]
+    fn sample(start: &HandBody, r: HandRate, h: f32) -> HandRate {
+        let mut probe = *start;
+        advance(&mut probe, r, h);
+        rate(&probe)
+    }
+    let add = |((a, b), (c, d)): HandRate, ((e, f), (g, h)): HandRate| -> HandRate {
+        ((a + e, b + f), (c + g, d + h))
+    };
+    let scale =
+        |((a, b), (c, d)): HandRate, s: f32| -> HandRate { ((a * s, b * s), (c * s, d * s)) };
+    for _ in 0..steps {
+        let half = dt * 0.5;
+        let k1 = rate(b);
+        let k2 = sample(b, k1, half);
+        let k3 = sample(b, k2, half);
+        let k4 = sample(b, k3, dt);
+        let weighted = add(add(k1, scale(add(k2, k3), 2.0)), k4);
+        advance(b, weighted, dt / 6.0);
+    }
+}
+
+/// `steps` steps of `integrator` on a body from `t = 0`, through the crate's public API.
+#[inline(never)]
+fn timestep_body<I: Integrator<RigidBody>>(
+    integrator: &mut I,
+    b: &mut RigidBody,
+    dt: f32,
+    steps: usize,
+) {
+    for i in 0..steps {
+        integrator
+            .step(b, &body_forces, i as f32 * dt, dt)
+            .expect("finite time");
+    }
+}
+
+/// A 2 kg box of sides 1, 2, 3 m, off the origin, moving and tumbling.
+fn tumbling_box() -> (RigidBody, HandBody) {
+    let mut body = RigidBody::new(2.0, Inertia::cuboid(2.0, 1.0, 2.0, 3.0));
+    body.set_position(Vec3::new(1.0, 2.0, -1.0));
+    body.set_velocity(Vec3::new(0.5, 0.0, 1.0));
+    body.set_angular_velocity(Vec3::new(0.1, 2.0, 0.1));
+    let hand = HandBody {
+        position: body.position(),
+        momentum: body.momentum(),
+        orientation: body.orientation(),
+        angular_momentum: body.angular_momentum(),
+        velocity: body.velocity(),
+        rotation: body.rotation(),
+        inverse_inertia_world: body.inverse_inertia_world(),
+        angular_velocity: body.angular_velocity(),
+        spin: body.spin(),
+        mass: body.mass(),
+        inverse_mass: body.inverse_mass(),
+        _inertia: body.inertia(),
+        inverse_inertia: body.inverse_inertia(),
+        _principal_moments: body.principal_moments(),
+        _principal_rotation: body.principal_rotation(),
+    };
+    (body, hand)
+}
+
+/// Both sides of a body's update, compared bit for bit after [`STEPS`] steps.
+fn assert_same_body(body: &RigidBody, hand: &HandBody, method: &str) {
+    assert_eq!(
+        (
+            body.position(),
+            body.orientation(),
+            body.momentum(),
+            body.angular_momentum()
+        ),
+        (
+            hand.position,
+            hand.orientation,
+            hand.momentum,
+            hand.angular_momentum
+        ),
+        "rigid {method}: the hand-written update must be the crate's, bit for bit"
+    );
+}
+
 fn spring_f64() -> (Particle<f64>, HandParticle<f64>) {
     let particle = Particle::new(2.0, 1.0, 0.5);
     let hand = HandParticle {
@@ -168,6 +358,16 @@ fn assert_same_arithmetic() {
     timestep_vec3(&mut Rk4, &mut p, K as f32, DT as f32, STEPS);
     hand_rk4_vec3(&mut h, K as f32, DT as f32, STEPS);
     assert_eq!((p.position(), p.velocity()), (h.position, h.velocity));
+
+    let (mut b, mut h) = tumbling_box();
+    timestep_body(&mut SemiImplicitEuler, &mut b, DT as f32, STEPS);
+    hand_sie_body(&mut h, DT as f32, STEPS);
+    assert_same_body(&b, &h, "semi-implicit Euler");
+
+    let (mut b, mut h) = tumbling_box();
+    timestep_body(&mut Rk4, &mut b, DT as f32, STEPS);
+    hand_rk4_body(&mut h, DT as f32, STEPS);
+    assert_same_body(&b, &h, "RK4");
 }
 
 fn overhead(c: &mut Criterion) {
@@ -234,6 +434,35 @@ fn overhead(c: &mut Criterion) {
         Rk4,
         f32
     );
+
+    macro_rules! rigid_group {
+        ($name:expr, $hand:ident, $integrator:expr) => {{
+            let mut group = c.benchmark_group($name);
+            let (body, hand) = tumbling_box();
+            let dt = DT as f32;
+            group.bench_function("handwritten", |b| {
+                b.iter(|| {
+                    let mut state = black_box(hand);
+                    $hand(&mut state, black_box(dt), STEPS);
+                    black_box(state.position)
+                })
+            });
+            group.bench_function("timestep", |b| {
+                b.iter(|| {
+                    let mut state = black_box(body);
+                    timestep_body(&mut $integrator, &mut state, black_box(dt), STEPS);
+                    black_box(state.position())
+                })
+            });
+            group.finish();
+        }};
+    }
+    rigid_group!(
+        "overhead/rigid-semi-implicit-euler",
+        hand_sie_body,
+        SemiImplicitEuler
+    );
+    rigid_group!("overhead/rigid-rk4", hand_rk4_body, Rk4);
 }
 
 criterion_group! {
