@@ -102,7 +102,9 @@ pub trait State: Clone {
     /// assert_eq!(probe.momentum(), 4.0);
     /// assert_eq!(probe.velocity(), 2.0);
     /// ```
-    #[inline]
+    // Always inlined, as the stage sampling that calls it: left out of line for a rigid
+    // body, the probe went through memory and RK4 ran 25% slower than by hand.
+    #[inline(always)]
     fn probe(&self, rate: &Derivative<Self::Velocity, Self::Force>, dt: Self::Scalar) -> Self {
         let mut probe = self.clone();
         probe.advance(rate, dt);

@@ -67,12 +67,22 @@ pub trait Integrator<S: State> {
 #[inline]
 pub(crate) fn should_step<S: Scalar>(t: S, dt: S) -> Result<bool, StepError> {
     if !(t.is_finite() && dt.is_finite()) {
-        return Err(StepError::NonFiniteTime {
-            t: t.to_f64(),
-            dt: dt.to_f64(),
-        });
+        return Err(non_finite_time(t, dt));
     }
     Ok(dt != S::zero())
+}
+
+/// The error for a non-finite `t` or `dt`, out of line and cold: a caller stepping in a loop
+/// with `t = i·dt` has this exit in every iteration, and marked cold it costs that loop less
+/// (a rigid body's semi-implicit Euler step: +4.5–7.4% over hand-written code before,
+/// +0.6–4.5% after; see BENCHMARKS.md).
+#[cold]
+#[inline(never)]
+fn non_finite_time<S: Scalar>(t: S, dt: S) -> StepError {
+    StepError::NonFiniteTime {
+        t: t.to_f64(),
+        dt: dt.to_f64(),
+    }
 }
 
 /// `x / 2` in the state's precision.
