@@ -226,10 +226,18 @@ impl<S: Precision> Body<S> {
     // (semi-implicit Euler 35%); inlined, within 3% (RK4) and 9% (see BENCHMARKS.md).
     #[inline(always)]
     pub fn recalculate(&mut self) {
-        self.velocity = self.momentum * self.inverse_mass;
         self.rotation = S::Mat3::from_quat(self.orientation);
         self.inverse_inertia_world =
             self.rotation * self.inverse_inertia * self.rotation.transpose();
+        self.recalculate_rates();
+    }
+
+    /// Recalculates the secondaries that follow the momenta (velocity, ω, spin) and not
+    /// the ones that follow the orientation alone (R and `R I⁻¹ Rᵀ`): all a kick needs,
+    /// since it leaves the orientation as it was. The result is the same, bit for bit.
+    #[inline(always)]
+    fn recalculate_rates(&mut self) {
+        self.velocity = self.momentum * self.inverse_mass;
         self.angular_velocity = self.inverse_inertia_world * self.angular_momentum;
         self.spin = spin::<S>(self.angular_velocity, self.orientation);
     }
@@ -550,7 +558,7 @@ impl<S: Precision> State for Body<S> {
     #[inline]
     fn kick(&mut self, (force, torque): Self::Force, dt: S) {
         self.push(force, torque, dt);
-        self.recalculate();
+        self.recalculate_rates();
     }
 
     /// Drifts and kicks, then recalculates once.
