@@ -157,10 +157,16 @@ impl HandBody {
     /// `v = p/m`, `R` from `q`, `I_world⁻¹ = R I⁻¹ Rᵀ`, `ω = I_world⁻¹ L`, spin `½ ω q`.
     #[inline(always)]
     fn recalculate(&mut self) {
-        self.velocity = self.momentum * self.inverse_mass;
         self.rotation = Mat3::from_quat(self.orientation);
         self.inverse_inertia_world =
             self.rotation * self.inverse_inertia * self.rotation.transpose();
+        self.recalculate_rates();
+    }
+
+    /// `v`, `ω` and the spin only: after a kick, which leaves `q` (so `R`) alone.
+    #[inline(always)]
+    fn recalculate_rates(&mut self) {
+        self.velocity = self.momentum * self.inverse_mass;
         self.angular_velocity = self.inverse_inertia_world * self.angular_momentum;
         let w = self.angular_velocity;
         self.spin = (Quat::from_xyzw(w.x, w.y, w.z, 0.0) * self.orientation) * 0.5;
@@ -205,13 +211,14 @@ fn body_forces(b: &RigidBody, _t: f32) -> (Vec3, Vec3) {
     )
 }
 
-/// Semi-implicit Euler on a body by hand: kick (then recalculate), drift (then recalculate).
+/// Semi-implicit Euler on a body by hand: kick (then recalculate the rates), drift (then
+/// recalculate).
 #[inline(never)]
 fn hand_sie_body(b: &mut HandBody, dt: f32, steps: usize) {
     for _ in 0..steps {
         let (force, torque) = hand_body_forces(b);
         b.push(force, torque, dt);
-        b.recalculate();
+        b.recalculate_rates();
         let (velocity, spin) = (b.velocity, b.spin);
         b.move_along(velocity, spin, dt);
         b.recalculate();
