@@ -42,15 +42,19 @@ pub enum StepError {
         /// Size (∞-norm) of the last Newton correction, relative to `1 + |derivative|`.
         correction: f64,
     },
-    /// Backward Euler's Newton iteration met a singular (or non-finite) Jacobian.
+    /// An implicit method's Newton iteration met a singular Jacobian (a zero pivot).
     SingularJacobian,
+    /// An implicit method's Jacobian (given by the forces or estimated) has an infinite or
+    /// `NaN` entry.
+    NonFiniteJacobian,
     /// Backward Euler's Newton iteration met an infinite or `NaN` residual.
     NonFiniteResidual,
-    /// The state has more coordinates than the backward Euler solver's capacity.
+    /// An implicit solve needs more numbers than fit on the stack, and the crate was built
+    /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
-        /// Coordinates of the state's derivative.
+        /// Numbers the solve needs.
         unknowns: usize,
-        /// The solver's capacity (its `N` parameter).
+        /// Numbers that fit on the stack.
         capacity: usize,
     },
 }
@@ -82,9 +86,13 @@ impl fmt::Display for StepError {
                 f,
                 "backward Euler met a non-finite residual: the forces returned infinity or NaN"
             ),
+            StepError::NonFiniteJacobian => write!(
+                f,
+                "the Jacobian has an infinite or NaN entry: the forces (or their Jacobian) returned infinity or NaN near this state"
+            ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,
-                "backward Euler can solve for at most {capacity} unknowns but the state has {unknowns}; use BackwardEuler::<{unknowns}>::default()"
+                "the implicit solve needs {unknowns} numbers but only {capacity} fit on the stack; enable the `alloc` feature (on with `std`) to solve on the heap"
             ),
         }
     }

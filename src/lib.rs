@@ -302,6 +302,9 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 #[cfg(not(any(feature = "std", feature = "libm")))]
 compile_error!("timestep needs the `std` feature or, on no_std targets, the `libm` feature");
 
@@ -311,24 +314,41 @@ mod error;
 mod fixed_timestep;
 mod integrators;
 mod interpolate;
+pub mod linalg;
 mod particle;
 pub mod rigid;
 mod scalar;
 mod state;
 mod trajectory;
+mod vector;
 mod vector_space;
 
 pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
-    ParseMethodError, PositionVerlet, Rk4, SemiImplicitEuler, Verlet, WithJacobian,
+    BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Memoryless, Method, MethodKind,
+    Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme, SemiImplicitEuler,
+    Stepper, Tableau, Verlet, WithJacobian,
 };
+pub use linalg::{Jacobian, Structure};
+
+/// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].
+///
+/// Each holds buffers the size of the state's rate (a velocity and a force buffer each),
+/// probe states and, for implicit methods, matrices. They are made by
+/// [`Scheme::workspace`] and opaque otherwise.
+pub mod workspace {
+    pub use crate::integrators::{
+        BackwardEulerWorkspace, MethodWorkspace, PositionVerletWorkspace, RkWorkspace,
+        SemiImplicitEulerWorkspace, VerletWorkspace,
+    };
+}
 pub use interpolate::Interpolate;
 pub use particle::Particle;
 pub use scalar::Scalar;
-pub use state::{Derivative, DerivativeOf, Forces, State};
+pub use state::{Derivative, DerivativeOf, Forces, InPlace, State};
 pub use trajectory::Trajectory;
+pub use vector::Vector;
 pub use vector_space::{NoVelocity, VectorSpace};
 
 /// The README's code, compiled and run as a doc test so that it cannot go stale.

@@ -183,14 +183,20 @@ impl<V: VectorSpace> State for Particle<V> {
     /// exact arithmetic, within rounding in floating point, and one multiplication shorter
     /// after the force, on the chain of dependent operations that sets the speed of a step.
     /// (The state itself is always recalculated from its momentum.)
-    #[inline]
-    fn probe(&self, rate: &Derivative<V, V>, dt: V::Scalar) -> Self {
-        Particle {
+    #[inline(always)]
+    fn probe_into(&self, rate: &Derivative<V, V>, dt: V::Scalar, probe: &mut Self) {
+        *probe = Particle {
             position: self.position.add_scaled(rate.velocity, dt),
             momentum: self.momentum.add_scaled(rate.force, dt),
             velocity: self.velocity.add_scaled(rate.force, dt * self.inverse_mass),
             ..*self
-        }
+        };
+    }
+
+    #[inline]
+    fn coordinates_into(&self, out: &mut Derivative<V, V>) -> bool {
+        *out = Derivative::new(self.position, self.momentum);
+        true
     }
 }
 

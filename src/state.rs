@@ -1,6 +1,7 @@
 //! [`State`], [`Derivative`] and [`Forces`]: the model every integrator works on.
 
-use crate::{Jacobian, NoVelocity, Scalar, VectorSpace};
+use crate::{Jacobian, NoVelocity, Scalar, Vector, VectorSpace};
+use num_traits::Float;
 
 /// A physical state that integrators can advance.
 ///
@@ -58,10 +59,10 @@ pub trait State: Clone {
     type Scalar: Scalar;
 
     /// The rate of the positions.
-    type Velocity: VectorSpace<Scalar = Self::Scalar>;
+    type Velocity: Vector<Scalar = Self::Scalar>;
 
     /// The rate of the momenta.
-    type Force: VectorSpace<Scalar = Self::Scalar>;
+    type Force: Vector<Scalar = Self::Scalar>;
 
     /// The current rate of the positions (a secondary quantity, never stale).
     fn velocity(&self) -> Self::Velocity;
@@ -72,32 +73,59 @@ pub trait State: Clone {
     /// Advances the momenta by `force · dt`, then restores the state's invariants.
     fn kick(&mut self, force: Self::Force, dt: Self::Scalar);
 
+    /// Writes the current velocity into `out`, a buffer of the right size.
+    ///
+    /// Integrators call this, not [`velocity`](State::velocity). The default stores
+    /// `velocity()`, which is right for small states; a large state overrides it to write
+    /// in place without allocating.
+    #[inline(always)]
+    fn velocity_into(&self, out: &mut Self::Velocity) {
+        *out = self.velocity();
+    }
+
+    /// [`drift`](State::drift) along a velocity held in a buffer. Integrators call this; the
+    /// default copies the velocity and drifts, and a large state overrides it.
+    #[inline(always)]
+    fn drift_by(&mut self, velocity: &Self::Velocity, dt: Self::Scalar) {
+        self.drift(velocity.clone(), dt);
+    }
+
+    /// [`kick`](State::kick) with a force held in a buffer. Integrators call this; the
+    /// default copies the force and kicks, and a large state overrides it.
+    #[inline(always)]
+    fn kick_by(&mut self, force: &Self::Force, dt: Self::Scalar) {
+        self.kick(force.clone(), dt);
+    }
+
     /// Advances positions and momenta together by `rate · dt`: what Runge–Kutta stages do.
     ///
     /// The default drifts, then kicks. Override it when restoring invariants is costly
     /// and can be done once for both.
     #[inline]
-    fn advance(&mut self, rate: &Derivative<Self::Velocity, Self::Force>, dt: Self::Scalar) {
-        self.drift(rate.velocity, dt);
-        self.kick(rate.force, dt);
+    fn advance(&mut self, rate: &DerivativeOf<Self>, dt: Self::Scalar) {
+        self.drift_by(&rate.velocity, dt);
+        self.kick_by(&rate.force, dt);
     }
 
-    /// The state advanced by `rate · dt` for one Runge–Kutta stage: a temporary whose
-    /// [`derivative`](State::derivative) is taken and which is then dropped.
+    /// Overwrites `probe` with this state advanced by `rate · dt`, for one Runge–Kutta
+    /// stage: a temporary whose derivative is taken and which never becomes the state.
     ///
-    /// The default clones the state and [`advance`](State::advance)s the clone. Override it
-    /// when a probe's invariants can be restored along a shorter chain of dependent
-    /// operations, with a result equal to `advance`'s in exact arithmetic (it may differ by
-    /// rounding, since the probe never becomes the state). A single body is stepped at the
-    /// speed of that chain: [`Particle`](crate::Particle)'s probe velocity is
-    /// `v + F · (dt/m)`, one multiplication after the force, where recalculating it as
-    /// `(p + F·dt) / m` takes two, which makes RK4 on a spring 12–15% faster.
+    /// The default copies the state into `probe` ([`Clone::clone_from`], which reuses a
+    /// large state's memory) and [`advance`](State::advance)s it. Override it when a probe's
+    /// invariants can be restored along a shorter chain of dependent operations, with a
+    /// result equal to `advance`'s in exact arithmetic (it may differ by rounding, since the
+    /// probe never becomes the state), or when copying and advancing can be one pass over
+    /// memory. A single body is stepped at the speed of that chain:
+    /// [`Particle`](crate::Particle)'s probe velocity is `v + F · (dt/m)`, one
+    /// multiplication after the force, where recalculating it as `(p + F·dt) / m` takes two,
+    /// which makes RK4 on a spring 12–15% faster.
     ///
     /// ```
     /// use timestep::{Derivative, Particle, State};
     ///
     /// let particle = Particle::new(2.0, 1.0, 3.0);
-    /// let probe = particle.probe(&Derivative::new(3.0, -4.0), 0.5);
+    /// let mut probe = particle;
+    /// particle.probe_into(&Derivative::new(3.0, -4.0), 0.5, &mut probe);
     /// assert_eq!(probe.position(), 2.5);
     /// assert_eq!(probe.momentum(), 4.0);
     /// assert_eq!(probe.velocity(), 2.0);
@@ -105,10 +133,46 @@ pub trait State: Clone {
     // Always inlined, as the stage sampling that calls it: left out of line for a rigid
     // body, the probe went through memory and RK4 ran 25% slower than by hand.
     #[inline(always)]
-    fn probe(&self, rate: &Derivative<Self::Velocity, Self::Force>, dt: Self::Scalar) -> Self {
-        let mut probe = self.clone();
+    fn probe_into(&self, rate: &DerivativeOf<Self>, dt: Self::Scalar, probe: &mut Self) {
+        probe.clone_from(self);
         probe.advance(rate, dt);
-        probe
+    }
+
+    /// A zero force of the right size for this state: the buffer integrators have forces
+    /// written into.
+    ///
+    /// The default is the zero of a [`Force`](State::Force) type whose size is fixed at
+    /// compile time. A state whose force is sized at run time (a `Vec`) must override it.
+    ///
+    /// # Panics
+    ///
+    /// The default panics, with a message saying so, for a force type sized at run time.
+    #[track_caller]
+    fn zero_force(&self) -> Self::Force {
+        match Self::Force::fixed_zero() {
+            Some(zero) => zero,
+            None => missing_zero_force(),
+        }
+    }
+
+    /// A zero rate `(velocity, force)` of the right size for this state: the buffer an
+    /// integrator keeps each stage value in. Made once per workspace, not per step.
+    #[track_caller]
+    fn zero_rate(&self) -> DerivativeOf<Self> {
+        Derivative::new(self.velocity().zero_like(), self.zero_force())
+    }
+
+    /// Writes the state's own coordinates into `out`, laid out as its rate is: each
+    /// position where its velocity goes, each momentum where its force goes. Returns
+    /// `false` (the default) when the state does not say.
+    ///
+    /// Integrators use it to measure sizes: backward Euler scales its finite differences
+    /// and its Newton test with it, so that a state far from the origin converges as well
+    /// as one near it.
+    #[inline]
+    fn coordinates_into(&self, out: &mut DerivativeOf<Self>) -> bool {
+        let _ = out;
+        false
     }
 
     /// The rate of the whole state at time `t`: its velocity and the force `forces` gives.
@@ -117,48 +181,96 @@ pub trait State: Clone {
         &self,
         forces: &F,
         t: Self::Scalar,
-    ) -> Derivative<Self::Velocity, Self::Force> {
+    ) -> DerivativeOf<Self> {
         Derivative {
             velocity: self.velocity(),
             force: forces.force(self, t),
         }
     }
+
+    /// Writes the rate of the whole state at time `t` into `out`, in place.
+    #[inline(always)]
+    fn derivative_into<F: Forces<Self> + ?Sized>(
+        &self,
+        forces: &F,
+        t: Self::Scalar,
+        out: &mut DerivativeOf<Self>,
+    ) {
+        self.velocity_into(&mut out.velocity);
+        forces.force_into(self, t, &mut out.force);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn missing_zero_force() -> ! {
+    panic!(
+        "a state whose force is sized at run time must implement State::zero_force \
+         (the default only knows forces whose size is fixed at compile time)"
+    )
 }
 
 /// A first-order system `y' = f(t, y)`: the value is all momentum, and `kick` adds `f · dt`.
-impl<V: VectorSpace> State for V {
+/// Any [`Vector`] is one: numbers, arrays, glam vectors, `Vec<f64>`, `Vec<DVec3>`, …
+impl<V: Vector> State for V {
     type Scalar = V::Scalar;
     type Velocity = NoVelocity<V::Scalar>;
     type Force = V;
 
-    #[inline]
+    #[inline(always)]
     fn velocity(&self) -> Self::Velocity {
         NoVelocity::zero()
     }
 
-    #[inline]
+    #[inline(always)]
     fn drift(&mut self, _: Self::Velocity, _: V::Scalar) {}
 
-    #[inline]
+    #[inline(always)]
     fn kick(&mut self, rate: V, dt: V::Scalar) {
-        *self = self.add_scaled(rate, dt);
+        self.add_scaled_assign(&rate, dt);
+    }
+
+    #[inline(always)]
+    fn drift_by(&mut self, _: &Self::Velocity, _: V::Scalar) {}
+
+    #[inline(always)]
+    fn kick_by(&mut self, rate: &V, dt: V::Scalar) {
+        self.add_scaled_assign(rate, dt);
+    }
+
+    #[inline(always)]
+    fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        probe.assign(self);
+        probe.add_scaled_assign(&rate.force, dt);
+    }
+
+    #[inline]
+    fn zero_force(&self) -> V {
+        self.zero_like()
+    }
+
+    #[inline]
+    fn coordinates_into(&self, out: &mut DerivativeOf<Self>) -> bool {
+        out.force.assign(self);
+        true
     }
 }
 
 /// The rate of a whole state: the velocity of its positions and the force on its momenta.
 ///
-/// It is a [`VectorSpace`] (velocity coordinates first, then force coordinates), which is
+/// It is a [`Vector`] (velocity coordinates first, then force coordinates), which is
 /// all Runge–Kutta methods need to combine samples.
 ///
 /// # Example
 ///
 /// ```
-/// use timestep::{Derivative, VectorSpace};
+/// use timestep::{Derivative, Vector};
 ///
-/// let a = Derivative::new(1.0_f64, -2.0);
-/// let b = Derivative::new(3.0_f64, 4.0);
-/// assert_eq!(a.add_scaled(b, 0.5), Derivative::new(2.5, 0.0));
-/// assert_eq!(Derivative::<f64, f64>::DIM, 2);
+/// let mut a = Derivative::new(1.0_f64, -2.0);
+/// a.add_scaled_assign(&Derivative::new(3.0, 4.0), 0.5);
+/// assert_eq!(a, Derivative::new(2.5, 0.0));
+/// assert_eq!(a.dim(), 2);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -179,41 +291,65 @@ impl<V, F> Derivative<V, F> {
 /// The [`Derivative`] type of a state `S`.
 pub type DerivativeOf<S> = Derivative<<S as State>::Velocity, <S as State>::Force>;
 
-impl<S: Scalar, V: VectorSpace<Scalar = S>, F: VectorSpace<Scalar = S>> VectorSpace
-    for Derivative<V, F>
-{
-    type Scalar = S;
-    const DIM: usize = V::DIM + F::DIM;
+impl<V: Vector, F: Vector<Scalar = V::Scalar>> Vector for Derivative<V, F> {
+    type Scalar = V::Scalar;
 
-    #[inline]
-    fn zero() -> Self {
-        Derivative::new(V::zero(), F::zero())
+    #[inline(always)]
+    fn dim(&self) -> usize {
+        self.velocity.dim() + self.force.dim()
     }
     #[inline]
-    fn add(self, other: Self) -> Self {
-        Derivative::new(
-            self.velocity.add(other.velocity),
-            self.force.add(other.force),
-        )
+    fn zero_like(&self) -> Self {
+        Derivative::new(self.velocity.zero_like(), self.force.zero_like())
+    }
+    #[inline(always)]
+    fn fixed_zero() -> Option<Self> {
+        Some(Derivative::new(V::fixed_zero()?, F::fixed_zero()?))
+    }
+    #[inline(always)]
+    fn assign(&mut self, other: &Self) {
+        self.velocity.assign(&other.velocity);
+        self.force.assign(&other.force);
+    }
+    #[inline(always)]
+    fn add_scaled_assign(&mut self, other: &Self, factor: V::Scalar) {
+        self.velocity.add_scaled_assign(&other.velocity, factor);
+        self.force.add_scaled_assign(&other.force, factor);
+    }
+    #[inline(always)]
+    fn scale_assign(&mut self, factor: V::Scalar) {
+        self.velocity.scale_assign(factor);
+        self.force.scale_assign(factor);
+    }
+    #[inline(always)]
+    fn set_zero(&mut self) {
+        self.velocity.set_zero();
+        self.force.set_zero();
     }
     #[inline]
-    fn scale(self, factor: S) -> Self {
-        Derivative::new(self.velocity.scale(factor), self.force.scale(factor))
+    fn component(&self, index: usize) -> V::Scalar {
+        let split = self.velocity.dim();
+        if index < split {
+            self.velocity.component(index)
+        } else {
+            self.force.component(index - split)
+        }
     }
     #[inline]
-    fn add_scaled(self, other: Self, factor: S) -> Self {
-        Derivative::new(
-            self.velocity.add_scaled(other.velocity, factor),
-            self.force.add_scaled(other.force, factor),
-        )
+    fn set_component(&mut self, index: usize, value: V::Scalar) {
+        let split = self.velocity.dim();
+        if index < split {
+            self.velocity.set_component(index, value);
+        } else {
+            self.force.set_component(index - split, value);
+        }
     }
-    fn component(&self, index: usize) -> S {
-        (self.velocity, self.force).component(index)
+    fn max_abs(&self) -> V::Scalar {
+        let (v, f) = (self.velocity.max_abs(), self.force.max_abs());
+        if v.is_nan() { v } else { v.max(f) }
     }
-    fn set_component(&mut self, index: usize, value: S) {
-        let mut pair = (self.velocity, self.force);
-        pair.set_component(index, value);
-        (self.velocity, self.force) = pair;
+    fn is_finite(&self) -> bool {
+        self.velocity.is_finite() && self.force.is_finite()
     }
 }
 
@@ -236,14 +372,24 @@ pub trait Forces<S: State> {
     /// The force on `state` at time `t`.
     fn force(&self, state: &S, t: S::Scalar) -> S::Force;
 
+    /// Writes the force on `state` at time `t` into `out`, a buffer of the right size that
+    /// still holds an earlier force: every coordinate must be written (start with
+    /// [`set_zero`](Vector::set_zero) to accumulate). Integrators call this; the default
+    /// stores [`force`](Forces::force), which allocates for a force sized at run time.
+    /// [`InPlace`] gives a closure that writes in place.
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        *out = self.force(state, t);
+    }
+
     /// Writes the Jacobian `∂f/∂y` of the state's derivative at (`state`, `t`) into
-    /// `jacobian` and returns `true`, or returns `false` (the default) to let
-    /// [`BackwardEuler`](crate::BackwardEuler) estimate it by finite differences.
+    /// `jacobian` and returns `true`, or returns `false` (the default) to let implicit
+    /// methods estimate it by finite differences.
     ///
     /// Rows and columns follow the coordinates of [`Derivative`]: first the velocity
     /// coordinates (rows: rates of the positions; columns: the positions), then the force
-    /// coordinates (rows: rates of the momenta; columns: the momenta). See
-    /// [`WithJacobian`](crate::WithJacobian) to give a closure one.
+    /// coordinates (rows: rates of the momenta; columns: the momenta). Every entry starts
+    /// at 0. See [`WithJacobian`](crate::WithJacobian) to give a closure one.
     #[inline]
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         let _ = (state, t, jacobian);
@@ -252,8 +398,52 @@ pub trait Forces<S: State> {
 }
 
 impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {
-    #[inline]
+    #[inline(always)]
     fn force(&self, state: &S, t: S::Scalar) -> S::Force {
         self(state, t)
+    }
+}
+
+/// Forces written in place: a closure `|state, t, out|` that writes the force on `state` at
+/// time `t` into `out`, for states sized at run time, where returning a new `Vec` per
+/// evaluation would allocate.
+///
+/// `out` still holds the previous evaluation's force: write every coordinate, or start
+/// with `out.set_zero()` (or `fill`) to accumulate pairwise forces.
+///
+/// # Example
+///
+/// Exponential decay of a thousand unknowns, `y' = −y`, stepped by RK4 with no allocation
+/// after the first step:
+///
+/// ```
+/// use timestep::{InPlace, Integrator, Rk4, Stepper};
+///
+/// let decay = InPlace(|y: &Vec<f64>, _t: f64, dy: &mut Vec<f64>| {
+///     for (d, y) in dy.iter_mut().zip(y) {
+///         *d = -y;
+///     }
+/// });
+/// let mut y = vec![1.0; 1000];
+/// let mut rk4 = Stepper::new(Rk4);
+/// for i in 0..10 {
+///     rk4.step(&mut y, &decay, i as f64 * 0.1, 0.1)?;
+/// }
+/// assert!(y.iter().all(|y| (y - (-1.0_f64).exp()).abs() < 1e-6));
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct InPlace<F>(pub F);
+
+impl<S: State, F: Fn(&S, S::Scalar, &mut S::Force)> Forces<S> for InPlace<F> {
+    fn force(&self, state: &S, t: S::Scalar) -> S::Force {
+        let mut out = state.zero_force();
+        (self.0)(state, t, &mut out);
+        out
+    }
+
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        (self.0)(state, t, out);
     }
 }

@@ -58,7 +58,7 @@ fn check_orders(damping: f64) {
         let theory = order(name);
         let points: Vec<(f64, f64)> = ladder(theory)
             .iter()
-            .map(|&dt| (dt, max_error(method, damping, dt)))
+            .map(|&dt| (dt, max_error(method.clone(), damping, dt)))
             .collect();
         let slope = log_log_slope(&points);
         println!("{name} (b = {damping}): order {slope:.4} (theory {theory})");

@@ -72,7 +72,7 @@ fn exponential_decay_with_every_method() {
         let mut points = Vec::new();
         for steps in [10, 20, 40] {
             let dt = 1.0 / steps as f64;
-            let y = run(method, &decay, 1.0, dt, steps);
+            let y = run(method.clone(), &decay, 1.0, dt, steps);
             let recurrence = stability_function(name, -dt).powi(steps as i32);
             assert_relative_eq!(y, recurrence, max_relative = 1e-12);
             points.push((dt, (y - (-1.0_f64).exp()).abs()));
@@ -236,7 +236,7 @@ fn lorenz_system_with_every_method() {
         let mut points = Vec::new();
         for steps_per_tenth in [coarse, 2 * coarse, 4 * coarse] {
             let dt = 0.1 / steps_per_tenth as f64;
-            let run = lorenz_checkpoints(method, &lorenz, y0, steps_per_tenth);
+            let run = lorenz_checkpoints(method.clone(), &lorenz, y0, steps_per_tenth);
             let error = run
                 .iter()
                 .zip(&reference)
@@ -278,7 +278,7 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
             .iter()
             .map(|&steps| {
                 let dt = 2.0 / steps as f64;
-                let y = run(method, &rate, 0.0, dt, steps);
+                let y = run(method.clone(), &rate, 0.0, dt, steps);
                 (dt, (y - 2.0_f64.sin()).abs())
             })
             .collect();
@@ -305,7 +305,7 @@ fn time_dependent_forces_on_a_particle_converge_at_each_method_s_order() {
             .iter()
             .map(|&steps| {
                 let dt = 2.0 / steps as f64;
-                let mut integrator = method;
+                let mut integrator = method.clone();
                 let mut particle = Particle::new(0.5, 0.0, 0.0);
                 for i in 0..steps {
                     integrator

@@ -127,7 +127,7 @@ fn every_method_spins_the_cube_up() {
         ] {
             let mut body = cube();
             body.set_orientation_update(update);
-            let (omega_error, angle_error) = run(method, body);
+            let (omega_error, angle_error) = run(method.clone(), body);
             println!(
                 "{name}, {update:?}: ω error {omega_error:.2e}, angle error {angle_error:.2e}"
             );

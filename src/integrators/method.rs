@@ -1,17 +1,18 @@
-//! [`Method`]: every integrator by name.
+//! [`Method`]: every integrator by name, from one list.
 
+use super::{Properties, Scheme, Stepper};
 use crate::{
-    BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Integrator, Midpoint, PositionVerlet, Rk4,
+    BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Midpoint, PositionVerlet, Rk4,
     SemiImplicitEuler, State, StepError, Verlet,
 };
 use core::fmt;
 use core::str::FromStr;
 
-/// Every integrator in the crate, chosen at run time, for states of type `S`.
+/// Any method, chosen at run time: a [`Stepper`] of [`MethodKind`], which keeps the chosen
+/// method's workspace (and history) between steps.
 ///
 /// It parses from and prints as the method's kebab-case name, and steps by dispatching to
-/// the method it names. (It is generic over the state because [`PositionVerlet`] keeps the
-/// last step of its state; the other variants hold no state-dependent data.)
+/// the method it names.
 ///
 /// | name | method |
 /// |---|---|
@@ -27,7 +28,7 @@ use core::str::FromStr;
 /// # Example
 ///
 /// ```
-/// use timestep::{Integrator, Method, Particle};
+/// use timestep::{Integrator, Method, MethodKind, Particle};
 ///
 /// let mut method: Method<Particle<f64>> = "semi-implicit-euler".parse()?;
 /// assert_eq!(method.to_string(), "semi-implicit-euler");
@@ -36,143 +37,187 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(Method::<Particle<f64>>::NAMES.len(), 8);
+/// assert_eq!(MethodKind::NAMES.len(), 8);
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "kebab-case"),
-    serde(bound(
-        serialize = "S::Velocity: serde::Serialize, S::Scalar: serde::Serialize",
-        deserialize = "S::Velocity: serde::Deserialize<'de>, S::Scalar: serde::Deserialize<'de>"
-    ))
-)]
-pub enum Method<S: State> {
-    /// [`ExplicitEuler`].
-    ExplicitEuler(ExplicitEuler),
-    /// [`SemiImplicitEuler`].
-    SemiImplicitEuler(SemiImplicitEuler),
-    /// [`Midpoint`].
-    Midpoint(Midpoint),
-    /// [`ImprovedEuler`].
-    ImprovedEuler(ImprovedEuler),
-    /// [`Rk4`].
-    Rk4(Rk4),
-    /// [`Verlet`].
-    Verlet(Verlet),
-    /// [`PositionVerlet`], with its memory of the last step.
-    PositionVerlet(PositionVerlet<S>),
-    /// [`BackwardEuler`].
-    BackwardEuler(BackwardEuler),
+pub type Method<S> = Stepper<MethodKind, S>;
+
+/// One list of every method: the variants of [`MethodKind`], their names, how each is made
+/// by default, and its workspace.
+macro_rules! methods {
+    ($($variant:ident($method:ty) = $name:literal, $make:expr;)*) => {
+        /// Which method, with its settings: every integrator in the crate as a value,
+        /// without a state type. [`Method`] steps it.
+        ///
+        /// ```
+        /// use timestep::{MethodKind, Scheme};
+        ///
+        /// let rk4: MethodKind = "rk4".parse()?;
+        /// assert_eq!(rk4.properties().order, 4);
+        /// assert_eq!(MethodKind::NAMES[4], "rk4");
+        /// # Ok::<(), timestep::ParseMethodError>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[non_exhaustive]
+        pub enum MethodKind {
+            $(
+                #[doc = concat!("`", $name, "`: [`", stringify!($variant), "`].")]
+                $variant($method),
+            )*
+        }
+
+        /// The workspace of a [`MethodKind`]: the workspace of the method it names.
+        #[derive(Clone, Debug)]
+        pub struct MethodWorkspace<S: State>(WorkspaceOf<S>);
+
+        #[derive(Clone, Debug)]
+        #[allow(clippy::large_enum_variant)]
+        enum WorkspaceOf<S: State> {
+            $($variant(<$method as Scheme>::Workspace<S>),)*
+        }
+
+        impl MethodKind {
+            /// The names of all methods, in the order of [`all`](MethodKind::all).
+            pub const NAMES: [&'static str; [$($name),*].len()] = [$($name),*];
+
+            /// Every method with its default settings, in the order of
+            /// [`NAMES`](MethodKind::NAMES).
+            pub fn all() -> [Self; Self::NAMES.len()] {
+                [$(MethodKind::$variant($make)),*]
+            }
+        }
+
+        impl Scheme for MethodKind {
+            type Workspace<S: State> = MethodWorkspace<S>;
+
+            fn workspace<S: State>(&self, state: &S) -> MethodWorkspace<S> {
+                MethodWorkspace(match self {
+                    $(MethodKind::$variant(method) => WorkspaceOf::$variant(method.workspace(state)),)*
+                })
+            }
+
+            #[inline]
+            fn advance<S: State, F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut MethodWorkspace<S>,
+                state: &mut S,
+                forces: &F,
+                t: S::Scalar,
+                dt: S::Scalar,
+            ) -> Result<(), StepError> {
+                match (self, &mut workspace.0) {
+                    $((MethodKind::$variant(method), WorkspaceOf::$variant(workspace)) => {
+                        method.advance(workspace, state, forces, t, dt)
+                    })*
+                    _ => unreachable!("a Method's workspace is made by its own kind"),
+                }
+            }
+
+            fn properties(&self) -> Properties {
+                match self {
+                    $(MethodKind::$variant(method) => method.properties(),)*
+                }
+            }
+        }
+    };
 }
 
-impl<S: State> Method<S> {
-    /// The names of all methods, in the order of [`all`](Method::all).
-    pub const NAMES: [&'static str; 8] = [
-        "explicit-euler",
-        "semi-implicit-euler",
-        "midpoint",
-        "improved-euler",
-        "rk4",
-        "verlet",
-        "position-verlet",
-        "backward-euler",
-    ];
+methods! {
+    ExplicitEuler(ExplicitEuler) = "explicit-euler", ExplicitEuler;
+    SemiImplicitEuler(SemiImplicitEuler) = "semi-implicit-euler", SemiImplicitEuler;
+    Midpoint(Midpoint) = "midpoint", Midpoint;
+    ImprovedEuler(ImprovedEuler) = "improved-euler", ImprovedEuler;
+    Rk4(Rk4) = "rk4", Rk4;
+    Verlet(Verlet) = "verlet", Verlet;
+    PositionVerlet(PositionVerlet) = "position-verlet", PositionVerlet;
+    BackwardEuler(BackwardEuler) = "backward-euler", BackwardEuler::new();
+}
 
-    /// Every method, freshly made, in the order of [`NAMES`](Method::NAMES).
+impl MethodKind {
+    /// The method's kebab-case name.
+    pub fn name(&self) -> &'static str {
+        self.properties().name
+    }
+}
+
+impl<S: State> Stepper<MethodKind, S> {
+    /// The names of all methods (the same as [`MethodKind::NAMES`]).
+    pub const NAMES: [&'static str; MethodKind::NAMES.len()] = MethodKind::NAMES;
+
+    /// Every method with its default settings, each a stepper with no workspace yet, in
+    /// the order of [`MethodKind::NAMES`].
     ///
     /// ```
-    /// use timestep::Method;
+    /// use timestep::{Method, MethodKind};
     ///
     /// let names: Vec<String> = Method::<f64>::all().iter().map(|m| m.to_string()).collect();
-    /// assert_eq!(names, Method::<f64>::NAMES);
+    /// assert_eq!(names, MethodKind::NAMES);
     /// ```
-    pub fn all() -> [Self; 8] {
-        [
-            Method::ExplicitEuler(ExplicitEuler),
-            Method::SemiImplicitEuler(SemiImplicitEuler),
-            Method::Midpoint(Midpoint),
-            Method::ImprovedEuler(ImprovedEuler),
-            Method::Rk4(Rk4),
-            Method::Verlet(Verlet),
-            Method::PositionVerlet(PositionVerlet::new()),
-            Method::BackwardEuler(BackwardEuler::new()),
-        ]
+    pub fn all() -> [Self; MethodKind::NAMES.len()] {
+        MethodKind::all().map(Stepper::new)
     }
 
     /// The method's kebab-case name.
     pub fn name(&self) -> &'static str {
-        let index = match self {
-            Method::ExplicitEuler(_) => 0,
-            Method::SemiImplicitEuler(_) => 1,
-            Method::Midpoint(_) => 2,
-            Method::ImprovedEuler(_) => 3,
-            Method::Rk4(_) => 4,
-            Method::Verlet(_) => 5,
-            Method::PositionVerlet(_) => 6,
-            Method::BackwardEuler(_) => 7,
-        };
-        Self::NAMES[index]
+        self.method().name()
     }
 }
 
-impl<S: State> fmt::Display for Method<S> {
+impl fmt::Display for MethodKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.name())
     }
 }
 
-impl<S: State> FromStr for Method<S> {
+impl FromStr for MethodKind {
     type Err = ParseMethodError;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         Self::all()
             .into_iter()
             .find(|method| method.name() == name)
-            .ok_or(ParseMethodError)
+            .ok_or_else(|| ParseMethodError::new(name))
     }
 }
 
-impl<S: State> Integrator<S> for Method<S> {
-    #[inline]
-    fn step<F: Forces<S> + ?Sized>(
-        &mut self,
-        state: &mut S,
-        forces: &F,
-        t: S::Scalar,
-        dt: S::Scalar,
-    ) -> Result<(), StepError> {
-        match self {
-            Method::ExplicitEuler(m) => m.step(state, forces, t, dt),
-            Method::SemiImplicitEuler(m) => m.step(state, forces, t, dt),
-            Method::Midpoint(m) => m.step(state, forces, t, dt),
-            Method::ImprovedEuler(m) => m.step(state, forces, t, dt),
-            Method::Rk4(m) => m.step(state, forces, t, dt),
-            Method::Verlet(m) => m.step(state, forces, t, dt),
-            Method::PositionVerlet(m) => m.step(state, forces, t, dt),
-            Method::BackwardEuler(m) => m.step(state, forces, t, dt),
-        }
-    }
-}
-
-/// A name that is not one of [`Method::NAMES`].
+/// A name that is not one of [`MethodKind::NAMES`]. Its message repeats the name given
+/// (up to 64 bytes) and lists the valid ones.
 ///
 /// ```
-/// use timestep::Method;
+/// use timestep::MethodKind;
 ///
-/// let error = "euler".parse::<Method<f64>>().unwrap_err();
-/// assert!(error.to_string().starts_with("unknown method; expected one of: explicit-euler,"));
+/// let error = "euler".parse::<MethodKind>().unwrap_err();
+/// assert!(error.to_string().starts_with("unknown method `euler`; expected one of: explicit-euler,"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParseMethodError;
+pub struct ParseMethodError {
+    given: [u8; 64],
+    len: usize,
+}
+
+impl ParseMethodError {
+    fn new(name: &str) -> Self {
+        // Cut at a character boundary at most 64 bytes in.
+        let mut len = name.len().min(64);
+        while !name.is_char_boundary(len) {
+            len -= 1;
+        }
+        let mut given = [0; 64];
+        given[..len].copy_from_slice(&name.as_bytes()[..len]);
+        ParseMethodError { given, len }
+    }
+
+    /// The name that was given (its first 64 bytes).
+    pub fn given(&self) -> &str {
+        core::str::from_utf8(&self.given[..self.len]).unwrap_or("")
+    }
+}
 
 impl fmt::Display for ParseMethodError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("unknown method; expected one of: ")?;
-        for (i, name) in Method::<f64>::NAMES.iter().enumerate() {
+        write!(f, "unknown method `{}`; expected one of: ", self.given())?;
+        for (i, name) in MethodKind::NAMES.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
@@ -183,3 +228,88 @@ impl fmt::Display for ParseMethodError {
 }
 
 impl core::error::Error for ParseMethodError {}
+
+/// A method is saved as its name, `"rk4"`; one with settings other than its defaults (a
+/// backward Euler with its own tolerance) as a map from its name to its settings,
+/// `{"backward-euler": {"tolerance": 1e-12, …}}`. Both forms load.
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::MethodKind;
+    use crate::BackwardEuler;
+    use core::fmt;
+    use serde::de::{self, MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+
+    impl serde::Serialize for MethodKind {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match self {
+                MethodKind::BackwardEuler(settings) if *settings != BackwardEuler::new() => {
+                    let mut map = serializer.serialize_map(Some(1))?;
+                    map.serialize_entry(self.name(), settings)?;
+                    map.end()
+                }
+                _ => serializer.serialize_str(self.name()),
+            }
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for MethodKind {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_any(MethodVisitor)
+        }
+    }
+
+    struct MethodVisitor;
+
+    impl<'de> Visitor<'de> for MethodVisitor {
+        type Value = MethodKind;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(
+                "a method name such as \"rk4\", or a map from a method name to its settings",
+            )
+        }
+
+        fn visit_str<E: de::Error>(self, name: &str) -> Result<MethodKind, E> {
+            name.parse().map_err(E::custom)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MethodKind, A::Error> {
+            let Some(name) = map.next_key::<MethodName>()? else {
+                return Err(de::Error::custom("expected a method name as the map's key"));
+            };
+            let method = match name.0 {
+                MethodKind::BackwardEuler(_) => {
+                    MethodKind::BackwardEuler(map.next_value::<BackwardEuler>()?)
+                }
+                other => {
+                    map.next_value::<de::IgnoredAny>()?;
+                    other
+                }
+            };
+            if map.next_key::<de::IgnoredAny>()?.is_some() {
+                return Err(de::Error::custom("a method is one name, not several"));
+            }
+            Ok(method)
+        }
+    }
+
+    /// A method's name as a map key.
+    struct MethodName(MethodKind);
+
+    impl<'de> serde::Deserialize<'de> for MethodName {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct NameVisitor;
+            impl Visitor<'_> for NameVisitor {
+                type Value = MethodName;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a method name")
+                }
+                fn visit_str<E: de::Error>(self, name: &str) -> Result<MethodName, E> {
+                    name.parse().map(MethodName).map_err(E::custom)
+                }
+            }
+            deserializer.deserialize_str(NameVisitor)
+        }
+    }
+}

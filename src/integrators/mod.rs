@@ -1,16 +1,20 @@
-//! [`Integrator`] and the methods that implement it, one file per family.
+//! [`Integrator`], the [`Scheme`] every method is, and the methods, one folder per family:
+//! explicit Runge–Kutta tableaus, partitioned (kick/drift) methods, implicit methods.
 
-mod backward_euler;
-mod euler;
+mod explicit_rk;
+mod implicit;
 mod method;
-mod runge_kutta;
-mod verlet;
+mod partitioned;
+mod stepper;
 
-pub use backward_euler::{BackwardEuler, Jacobian, WithJacobian};
-pub use euler::{ExplicitEuler, SemiImplicitEuler};
-pub use method::{Method, ParseMethodError};
-pub use runge_kutta::{ImprovedEuler, Midpoint, Rk4};
-pub use verlet::{PositionVerlet, Verlet};
+pub use explicit_rk::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4, RkWorkspace, Tableau};
+pub use implicit::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
+pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
+pub use partitioned::{
+    PositionVerlet, PositionVerletWorkspace, SemiImplicitEuler, SemiImplicitEulerWorkspace, Verlet,
+    VerletWorkspace,
+};
+pub use stepper::Stepper;
 
 use crate::{Forces, Scalar, State, StepError};
 
@@ -24,12 +28,15 @@ use crate::{Forces, Scalar, State, StepError};
 /// - `t` or `dt` infinite or `NaN`: returns [`StepError::NonFiniteTime`]; the state is
 ///   untouched.
 /// - forces that return infinity or `NaN`: explicit methods carry them into the state (check
-///   with [`VectorSpace::is_finite`](crate::VectorSpace::is_finite) if your forces can);
+///   with [`Vector::is_finite`](crate::Vector::is_finite) if your forces can);
 ///   [`BackwardEuler`] refuses the step.
 ///
-/// Methods are unit structs with no memory, except [`PositionVerlet`], which remembers the
-/// last step of the one trajectory it steps, and [`BackwardEuler`], which holds its solver
-/// settings.
+/// Every method is a [`Scheme`]. Those that remember nothing between steps
+/// ([`Memoryless`]: all but [`PositionVerlet`]) are integrators themselves, stepping with
+/// buffers made on the stack for each step, which is free for a small state. A
+/// [`Stepper`] keeps the buffers between steps instead: use one for states sized at run
+/// time (a `Vec`), so that no step after the first allocates, and for methods with a
+/// history. [`Method`] is a stepper for any method chosen by name.
 ///
 /// # Example
 ///
@@ -37,10 +44,9 @@ use crate::{Forces, Scalar, State, StepError};
 /// use timestep::{Integrator, Method, Particle};
 ///
 /// let spring = |p: &Particle<f64>, _t: f64| -10.0 * p.position();
-/// for method in Method::all() {
-///     let mut integrator = method;
+/// for mut method in Method::all() {
 ///     let mut particle = Particle::new(1.0, 1.0, 0.0);
-///     integrator.step(&mut particle, &spring, 0.0, 0.001)?;
+///     method.step(&mut particle, &spring, 0.0, 0.001)?;
 ///     assert!((particle.position() - 1.0).abs() < 1e-5, "{method}");
 /// }
 /// # Ok::<(), timestep::StepError>(())
@@ -51,7 +57,7 @@ pub trait Integrator<S: State> {
     ///
     /// # Errors
     ///
-    /// [`StepError`] when `t` or `dt` is not finite, or (backward Euler) when the implicit
+    /// [`StepError`] when `t` or `dt` is not finite, or (implicit methods) when the implicit
     /// solve fails. The state is then unchanged.
     fn step<F: Forces<S> + ?Sized>(
         &mut self,
@@ -62,9 +68,130 @@ pub trait Integrator<S: State> {
     ) -> Result<(), StepError>;
 }
 
+/// A method: its settings, the buffers it works in, and one step of its algorithm.
+///
+/// This is the part a new method writes. The input checks and the `dt = 0` shortcut are
+/// made once, by the [`Integrator`]s that run a scheme ([`Stepper`], and the scheme itself
+/// when it is [`Memoryless`]), so [`advance`](Scheme::advance) sees only finite times and
+/// a non-zero step.
+///
+/// Following faer's `*_scratch` queries and OrdinaryDiffEq's caches, the buffers are a
+/// separate value, the [`Workspace`](Scheme::Workspace), made from a state of the size to
+/// be stepped: stage values, probe states, matrices, and for methods with a history what
+/// they remember.
+pub trait Scheme {
+    /// What a step works in (and, for methods with a history, what they remember).
+    type Workspace<S: State>;
+
+    /// A workspace for states of the size of `state`. It may allocate (for a state sized at
+    /// run time it does); it is made once per [`Stepper`], or per step by a [`Memoryless`]
+    /// scheme stepping on its own, where for a small state it lives on the stack.
+    fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S>;
+
+    /// Advances `state` from `t` to `t + dt`. The caller has checked that `t` and `dt` are
+    /// finite and `dt ≠ 0`.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError`] when an implicit solve fails; the state is then unchanged.
+    fn advance<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Self::Workspace<S>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError>;
+
+    /// The method's name, order, cost and character.
+    fn properties(&self) -> Properties;
+}
+
+/// A [`Scheme`] whose workspace holds nothing from one step to the next, so that stepping
+/// with a fresh workspace each time is the same method: it is an [`Integrator`] on its own.
+///
+/// Not for methods with a history ([`PositionVerlet`]): those step through a [`Stepper`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` remembers past steps, so it must be stepped through a `Stepper`",
+    label = "use `Stepper::new(...)` (or the method's `new()`) and step that"
+)]
+pub trait Memoryless: Scheme {}
+
+/// What a method is: the facts its documentation's **Order**, **Stability** and **Cost**
+/// state, as values that tests and tables read.
+///
+/// ```
+/// use timestep::{Rk4, Scheme};
+///
+/// let rk4 = Rk4.properties();
+/// assert_eq!((rk4.name, rk4.order, rk4.evaluations, rk4.symplectic), ("rk4", 4, 4, false));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Properties {
+    /// The kebab-case name [`Method`] parses.
+    pub name: &'static str,
+    /// The order of the global error: it shrinks like `dtᵖ`.
+    pub order: u32,
+    /// Force evaluations per step; for implicit methods, per step before the solve (each
+    /// Newton iteration adds its own).
+    pub evaluations: u32,
+    /// Whether the method is symplectic (on conservative systems its energy stays within a
+    /// bound instead of drifting).
+    pub symplectic: bool,
+    /// Whether each step solves an implicit equation.
+    pub implicit: bool,
+}
+
+impl Properties {
+    /// An explicit, non-symplectic method.
+    pub(crate) const fn explicit(name: &'static str, order: u32, evaluations: u32) -> Self {
+        Properties {
+            name,
+            order,
+            evaluations,
+            symplectic: false,
+            implicit: false,
+        }
+    }
+
+    /// The same, symplectic.
+    pub(crate) const fn symplectic(self) -> Self {
+        Properties {
+            symplectic: true,
+            ..self
+        }
+    }
+
+    /// The same, implicit.
+    pub(crate) const fn implicit(self) -> Self {
+        Properties {
+            implicit: true,
+            ..self
+        }
+    }
+}
+
+impl<S: State, M: Memoryless> Integrator<S> for M {
+    #[inline(always)]
+    fn step<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        if should_step(t, dt)? {
+            let mut workspace = self.workspace(state);
+            self.advance(&mut workspace, state, forces, t, dt)?;
+        }
+        Ok(())
+    }
+}
+
 /// Whether a step should run: `Ok(true)` for a finite non-zero `dt`, `Ok(false)` for
 /// `dt = 0` (nothing to do), an error for non-finite time.
-#[inline]
+#[inline(always)]
 pub(crate) fn should_step<S: Scalar>(t: S, dt: S) -> Result<bool, StepError> {
     if !(t.is_finite() && dt.is_finite()) {
         return Err(non_finite_time(t, dt));
@@ -86,7 +213,7 @@ fn non_finite_time<S: Scalar>(t: S, dt: S) -> StepError {
 }
 
 /// `x / 2` in the state's precision.
-#[inline]
+#[inline(always)]
 pub(crate) fn half<S: Scalar>(x: S) -> S {
     x * S::from_f64(0.5)
 }

@@ -1,0 +1,198 @@
+//! Explicit Runge–Kutta methods: a [`Tableau`] of coefficients, and one stage loop that
+//! runs every tableau on every state.
+
+mod methods;
+
+pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
+
+use super::{Memoryless, Properties, Scheme};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+
+/// The Butcher tableau of an explicit Runge–Kutta method with `N` stages:
+///
+/// ```text
+/// kᵢ = f(t + cᵢ dt, y + dt Σⱼ₍ⱼ<ᵢ₎ aᵢⱼ kⱼ)      i = 1 … N
+/// y(t + dt) = y + dt Σᵢ bᵢ kᵢ
+/// ```
+///
+/// A tableau is a method: `&'static Tableau<N>` is a [`Scheme`], stepped by the same
+/// loop as the crate's own ([`Rk4::TABLEAU`] and the others), so a method from a paper is
+/// its coefficients and nothing else.
+///
+/// # Example
+///
+/// Ralston's second-order method (A. Ralston, "Runge–Kutta methods with minimum error
+/// bounds", Math. Comp. 16 (1962) 431–437), from its coefficients:
+///
+/// ```
+/// use timestep::{Integrator, Tableau};
+///
+/// static RALSTON: Tableau<2> = Tableau {
+///     name: "ralston",
+///     order: 2,
+///     a: [[0.0, 0.0], [2.0 / 3.0, 0.0]],
+///     b: [0.25, 0.75],
+///     c: [0.0, 2.0 / 3.0],
+/// };
+/// let mut y = 1.0_f64;
+/// (&RALSTON).step(&mut y, &|y: &f64, _t: f64| -y, 0.0, 0.1)?;
+/// assert!((y - 0.905).abs() < 1e-15); // 1 − dt + dt²/2
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tableau<const N: usize> {
+    /// The method's name.
+    pub name: &'static str,
+    /// Its order.
+    pub order: u32,
+    /// The stage coefficients `aᵢⱼ`, strictly lower triangular (`aᵢⱼ = 0` for `j ≥ i`).
+    pub a: [[f64; N]; N],
+    /// The weights `bᵢ`.
+    pub b: [f64; N],
+    /// The nodes `cᵢ`, the stage times as fractions of the step.
+    pub c: [f64; N],
+}
+
+/// The buffers of an `N`-stage explicit Runge–Kutta step: one rate per stage, a probe
+/// state, and a rate for sums of stages.
+#[derive(Clone, Debug)]
+pub struct RkWorkspace<S: State, const N: usize> {
+    rates: [DerivativeOf<S>; N],
+    probe: S,
+    sum: DerivativeOf<S>,
+}
+
+impl<S: State, const N: usize> RkWorkspace<S, N> {
+    /// Buffers for states of the size of `state`.
+    #[inline(always)]
+    pub(crate) fn new(state: &S) -> Self {
+        let zero = state.zero_rate();
+        RkWorkspace {
+            rates: core::array::from_fn(|_| zero.clone()),
+            probe: state.clone(),
+            sum: zero,
+        }
+    }
+}
+
+impl<const N: usize> Tableau<N> {
+    /// One step of this tableau; `t` and `dt` are finite, `dt ≠ 0`.
+    #[inline(always)]
+    pub(crate) fn step<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RkWorkspace<S, N>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) {
+        let RkWorkspace { rates, probe, sum } = workspace;
+        for i in 0..N {
+            let (done, rest) = rates.split_at_mut(i);
+            let rate = &mut rest[0];
+            if i == 0 {
+                state.derivative_into(forces, t, rate);
+            } else {
+                let (direction, factor) = combination(&self.a[i][..i], done, sum);
+                state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
+                let stage_time = t + dt * S::Scalar::from_f64(self.c[i]);
+                probe.derivative_into(forces, stage_time, rate);
+            }
+        }
+        let (direction, factor) = combination(&self.b, rates, sum);
+        state.advance(direction, dt * S::Scalar::from_f64(factor));
+    }
+
+    /// What the tableau says of itself.
+    pub const fn properties(&self) -> Properties {
+        Properties::explicit(self.name, self.order, N as u32)
+    }
+}
+
+/// `Σⱼ wⱼ kⱼ` as a direction and a factor: the one rate itself and its weight when only
+/// one weight is non-zero (no copy: a classic RK4 stage probes along `k` by `dt/2`), and
+/// otherwise the sum, written into `sum`, with factor 1.
+#[inline(always)]
+fn combination<'a, D: Vector>(weights: &[f64], rates: &'a [D], sum: &'a mut D) -> (&'a D, f64) {
+    let mut terms = weights
+        .iter()
+        .zip(rates)
+        .filter(|(w, _)| **w != 0.0)
+        .map(|(w, k)| (*w, k));
+    let Some((first_weight, first)) = terms.next() else {
+        sum.set_zero();
+        return (sum, 0.0);
+    };
+    let mut rest = terms.peekable();
+    if rest.peek().is_none() {
+        return (first, first_weight);
+    }
+    sum.assign(first);
+    sum.scale_assign(D::Scalar::from_f64(first_weight));
+    for (weight, rate) in rest {
+        sum.add_scaled_assign(rate, D::Scalar::from_f64(weight));
+    }
+    (sum, 1.0)
+}
+
+impl<const N: usize> Scheme for &'static Tableau<N> {
+    type Workspace<S: State> = RkWorkspace<S, N>;
+
+    #[inline(always)]
+    fn workspace<S: State>(&self, state: &S) -> RkWorkspace<S, N> {
+        RkWorkspace::new(state)
+    }
+
+    #[inline(always)]
+    fn advance<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RkWorkspace<S, N>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        self.step(workspace, state, forces, t, dt);
+        Ok(())
+    }
+
+    fn properties(&self) -> Properties {
+        Tableau::properties(self)
+    }
+}
+
+impl<const N: usize> Memoryless for &'static Tableau<N> {}
+
+/// A unit struct that is the method its `TABLEAU` describes.
+macro_rules! explicit_rk {
+    ($method:ident, $stages:literal) => {
+        impl $crate::integrators::Scheme for $method {
+            type Workspace<S: $crate::State> = $crate::integrators::RkWorkspace<S, $stages>;
+
+            #[inline(always)]
+            fn workspace<S: $crate::State>(&self, state: &S) -> Self::Workspace<S> {
+                $crate::integrators::RkWorkspace::new(state)
+            }
+
+            #[inline(always)]
+            fn advance<S: $crate::State, F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace<S>,
+                state: &mut S,
+                forces: &F,
+                t: S::Scalar,
+                dt: S::Scalar,
+            ) -> Result<(), $crate::StepError> {
+                Self::TABLEAU.step(workspace, state, forces, t, dt);
+                Ok(())
+            }
+
+            fn properties(&self) -> $crate::integrators::Properties {
+                Self::TABLEAU.properties()
+            }
+        }
+
+        impl $crate::integrators::Memoryless for $method {}
+    };
+}
+pub(crate) use explicit_rk;

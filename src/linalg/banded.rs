@@ -1,0 +1,105 @@
+//! Banded LU factorisation with partial pivoting, in the column-by-column band storage of
+//! LAPACK's `dgbtrf` (with room above the band for the fill-in that row swaps make).
+
+use crate::{Scalar, StepError};
+
+/// Rows of the band storage: the band itself plus `lower` rows of fill-in above it.
+fn rows(lower: usize, upper: usize) -> usize {
+    2 * lower + upper + 1
+}
+
+/// The number of entries the storage of an `n × n` matrix with this band takes.
+pub(super) fn storage_len(n: usize, lower: usize, upper: usize) -> usize {
+    rows(lower, upper) * n
+}
+
+/// Where entry `(i, j)` lives, for `j − lower − upper ≤ i ≤ j + lower`.
+#[inline]
+pub(super) fn index(i: usize, j: usize, _n: usize, lower: usize, upper: usize) -> usize {
+    (lower + upper + i - j) + j * rows(lower, upper)
+}
+
+/// Factors the band matrix in place as `P A = L U`; `pivots[j]` is the row swapped with row
+/// `j` at step `j`. Costs `O(n · lower · (lower + upper))`.
+pub(super) fn factor<T: Scalar>(
+    ab: &mut [T],
+    pivots: &mut [usize],
+    n: usize,
+    lower: usize,
+    upper: usize,
+) -> Result<(), StepError> {
+    let at = |i: usize, j: usize| index(i, j, n, lower, upper);
+    // The last column the row swaps so far reach.
+    let mut reach = 0;
+    for j in 0..n {
+        let below = lower.min(n - 1 - j);
+        let mut pivot_offset = 0;
+        let mut largest = ab[at(j, j)].abs();
+        for p in 1..=below {
+            let candidate = ab[at(j + p, j)].abs();
+            // A NaN is taken as the pivot, which the check below refuses.
+            if candidate > largest || candidate.is_nan() {
+                pivot_offset = p;
+                largest = candidate;
+            }
+        }
+        if !largest.is_finite() {
+            return Err(StepError::NonFiniteJacobian);
+        }
+        if largest == T::zero() {
+            return Err(StepError::SingularJacobian);
+        }
+        pivots[j] = j + pivot_offset;
+        reach = reach.max((j + upper + pivot_offset).min(n - 1));
+        if pivot_offset != 0 {
+            for c in j..=reach {
+                ab.swap(at(j, c), at(j + pivot_offset, c));
+            }
+        }
+        let pivot = ab[at(j, j)];
+        for p in 1..=below {
+            let entry = &mut ab[at(j + p, j)];
+            *entry = *entry / pivot;
+        }
+        for c in j + 1..=reach {
+            let above = ab[at(j, c)];
+            if above != T::zero() {
+                for p in 1..=below {
+                    let l = ab[at(j + p, j)];
+                    let entry = &mut ab[at(j + p, c)];
+                    *entry = *entry - l * above;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Solves `A x = b` from the factorisation of [`factor`], `b` in `rhs`, `x` out.
+pub(super) fn solve<T: Scalar>(
+    ab: &[T],
+    pivots: &[usize],
+    n: usize,
+    lower: usize,
+    upper: usize,
+    rhs: &mut [T],
+) {
+    let at = |i: usize, j: usize| index(i, j, n, lower, upper);
+    for j in 0..n {
+        rhs.swap(j, pivots[j]);
+        let x = rhs[j];
+        if x != T::zero() {
+            for p in 1..=lower.min(n - 1 - j) {
+                rhs[j + p] = rhs[j + p] - ab[at(j + p, j)] * x;
+            }
+        }
+    }
+    let width = lower + upper;
+    for j in (0..n).rev() {
+        let x = rhs[j] / ab[at(j, j)];
+        rhs[j] = x;
+        for i in j.saturating_sub(width)..j {
+            rhs[i] = rhs[i] - ab[at(i, j)] * x;
+        }
+    }
+}

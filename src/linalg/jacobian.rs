@@ -1,0 +1,187 @@
+//! [`Jacobian`]: the matrix forces fill in, and its [`Structure`].
+
+use super::banded;
+use core::ops::{Index, IndexMut, Range};
+
+/// Which entries of a Jacobian can be non-zero.
+///
+/// A **banded** Jacobian has non-zeros only on the diagonal, `lower` diagonals below it and
+/// `upper` above: unknown `i` is coupled to unknowns `i − lower ..= i + upper` alone, as in
+/// a chain of masses, a 1-D grid or a method-of-lines PDE. Its LU factorisation costs
+/// `O(n · lower · (lower + upper))` instead of `O(n³)`, its storage `O(n · (2·lower + upper))`
+/// instead of `O(n²)`, and finite differences estimate it with `lower + upper + 1` force
+/// evaluations instead of `n` (columns far enough apart are perturbed together).
+///
+/// ```
+/// use timestep::Structure;
+///
+/// let tridiagonal = Structure::Banded { lower: 1, upper: 1 };
+/// assert_eq!(tridiagonal.bandwidth(), 3);
+/// assert_eq!(Structure::Dense.bandwidth(), usize::MAX);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case", deny_unknown_fields)
+)]
+pub enum Structure {
+    /// Any entry may be non-zero.
+    #[default]
+    Dense,
+    /// Non-zeros only from `lower` diagonals below the main one to `upper` above it:
+    /// `Jᵢⱼ = 0` unless `j − upper ≤ i ≤ j + lower`.
+    Banded {
+        /// Diagonals below the main one.
+        lower: usize,
+        /// Diagonals above the main one.
+        upper: usize,
+    },
+}
+
+impl Structure {
+    /// The number of diagonals that may be non-zero, `lower + upper + 1` (`usize::MAX` when
+    /// dense): how many force evaluations finite differences need.
+    pub fn bandwidth(self) -> usize {
+        match self {
+            Structure::Dense => usize::MAX,
+            Structure::Banded { lower, upper } => lower.saturating_add(upper).saturating_add(1),
+        }
+    }
+
+    /// The structure to store for a `dim × dim` matrix: a band that covers the whole matrix
+    /// is dense.
+    pub(crate) fn for_dim(self, dim: usize) -> Self {
+        match self {
+            Structure::Banded { lower, upper } if lower < dim && upper < dim => self,
+            _ => Structure::Dense,
+        }
+    }
+
+    /// The rows that may be non-zero in column `j`.
+    pub(crate) fn rows_of_column(self, j: usize, dim: usize) -> Range<usize> {
+        match self {
+            Structure::Dense => 0..dim,
+            Structure::Banded { lower, upper } => j.saturating_sub(upper)..(j + lower + 1).min(dim),
+        }
+    }
+
+    /// The columns that may be non-zero in row `i`.
+    pub(crate) fn columns_of_row(self, i: usize, dim: usize) -> Range<usize> {
+        match self {
+            Structure::Dense => 0..dim,
+            Structure::Banded { lower, upper } => i.saturating_sub(lower)..(i + upper + 1).min(dim),
+        }
+    }
+}
+
+/// A square matrix `J[(i, j)] = ∂fᵢ/∂yⱼ` that forces fill in for implicit methods.
+///
+/// Indices follow the coordinates of the state's [`Derivative`](crate::Derivative):
+/// velocity coordinates first, then force coordinates. For a
+/// [`Particle`](crate::Particle) on a line, index 0 is the position (row: its rate, the
+/// velocity) and index 1 the momentum (row: its rate, the force). For a first-order system
+/// (`Vec<f64>`, arrays) index `i` is `yᵢ`. Every entry starts at 0. When the implicit method
+/// was told the Jacobian is [banded](Structure::Banded), only entries inside the band exist:
+/// indexing outside it panics ([`contains`](Jacobian::contains) says which exist).
+///
+/// # Example
+///
+/// ```
+/// use timestep::Jacobian;
+///
+/// let mut entries = [0.0_f64; 4];
+/// let mut jacobian = Jacobian::new(&mut entries, 2);
+/// jacobian[(1, 0)] = -15.0;
+/// assert_eq!(jacobian.dim(), 2);
+/// assert_eq!(entries, [0.0, 0.0, -15.0, 0.0]);
+/// ```
+#[derive(Debug)]
+pub struct Jacobian<'a, T> {
+    entries: &'a mut [T],
+    dim: usize,
+    structure: Structure,
+}
+
+impl<'a, T> Jacobian<'a, T> {
+    /// A dense `dim × dim` matrix over `entries`, row by row.
+    ///
+    /// # Panics
+    ///
+    /// If `entries` holds fewer than `dim²` values.
+    #[track_caller]
+    pub fn new(entries: &'a mut [T], dim: usize) -> Self {
+        assert!(
+            entries.len() >= dim * dim,
+            "a {dim} × {dim} Jacobian needs {} entries, got {}",
+            dim * dim,
+            entries.len()
+        );
+        Jacobian {
+            entries,
+            dim,
+            structure: Structure::Dense,
+        }
+    }
+
+    /// A view of storage laid out for `structure` (the crate's own matrices).
+    pub(crate) fn over(entries: &'a mut [T], dim: usize, structure: Structure) -> Self {
+        Jacobian {
+            entries,
+            dim,
+            structure,
+        }
+    }
+
+    /// The number of rows (and columns).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Which entries exist.
+    pub fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// Whether entry `(row, col)` exists: inside the matrix, and inside the band if banded.
+    pub fn contains(&self, (row, col): (usize, usize)) -> bool {
+        row < self.dim
+            && col < self.dim
+            && self.structure.rows_of_column(col, self.dim).contains(&row)
+    }
+
+    #[track_caller]
+    fn offset(&self, (row, col): (usize, usize)) -> usize {
+        assert!(
+            self.contains((row, col)),
+            "Jacobian index ({row}, {col}) is outside the {} × {} matrix{}",
+            self.dim,
+            self.dim,
+            match self.structure {
+                Structure::Dense => "",
+                Structure::Banded { .. } => " or its band",
+            }
+        );
+        match self.structure {
+            Structure::Dense => row * self.dim + col,
+            Structure::Banded { lower, upper } => banded::index(row, col, self.dim, lower, upper),
+        }
+    }
+}
+
+impl<T> Index<(usize, usize)> for Jacobian<'_, T> {
+    type Output = T;
+
+    #[track_caller]
+    fn index(&self, index: (usize, usize)) -> &T {
+        &self.entries[self.offset(index)]
+    }
+}
+
+impl<T> IndexMut<(usize, usize)> for Jacobian<'_, T> {
+    #[track_caller]
+    fn index_mut(&mut self, index: (usize, usize)) -> &mut T {
+        let offset = self.offset(index);
+        &mut self.entries[offset]
+    }
+}

@@ -1,0 +1,246 @@
+//! [`Vector`]: values of any size that integrators combine in place.
+
+use crate::{Scalar, VectorSpace};
+use num_traits::{Float, Zero};
+
+/// A real vector of any size, combined in place: the velocities, forces and stage values of
+/// a state, whether it is one particle or a million unknowns.
+///
+/// Every [`VectorSpace`] is a `Vector` (its size is fixed at compile time and its operations
+/// are by value), and so are `Vec<V>` and `Box<[V]>` of any `VectorSpace` `V` (with the
+/// `alloc` feature, on by default) and nalgebra's `DVector` (with the `nalgebra` feature).
+/// Integrators only ever call these operations, so a value whose size is known at run time
+/// is stepped without allocating: buffers are made once, with
+/// [`zero_like`](Vector::zero_like), and then overwritten.
+///
+/// Coordinates are numbered from 0 in the order the type lists them (for `Vec<DVec3>`:
+/// `x₀, y₀, z₀, x₁, …`).
+///
+/// # Example
+///
+/// ```
+/// use glam::DVec3;
+/// use timestep::Vector;
+///
+/// let mut y = vec![DVec3::X, DVec3::Y];
+/// let x = vec![DVec3::ONE, DVec3::Z];
+/// y.add_scaled_assign(&x, 2.0); // y += 2 x
+/// assert_eq!(y, [DVec3::new(3.0, 2.0, 2.0), DVec3::new(0.0, 1.0, 2.0)]);
+/// assert_eq!(y.dim(), 6);
+/// assert_eq!(y.component(4), 1.0);
+/// ```
+pub trait Vector: Clone + core::fmt::Debug {
+    /// The field the vector is over.
+    type Scalar: Scalar;
+
+    /// The number of coordinates.
+    fn dim(&self) -> usize;
+
+    /// A zero vector of the same size as `self`. (It may allocate; integrators call it only
+    /// when they make their buffers.)
+    fn zero_like(&self) -> Self;
+
+    /// The zero vector, for types whose size is fixed at compile time; `None` for types
+    /// whose size is known only at run time, which must be sized from an example with
+    /// [`zero_like`](Vector::zero_like).
+    fn fixed_zero() -> Option<Self> {
+        None
+    }
+
+    /// Overwrites `self` with `other`, which has the same size.
+    ///
+    /// # Panics
+    ///
+    /// If the sizes differ.
+    fn assign(&mut self, other: &Self);
+
+    /// `self += other · factor`, the update at the heart of every integrator.
+    ///
+    /// # Panics
+    ///
+    /// If the sizes differ.
+    fn add_scaled_assign(&mut self, other: &Self, factor: Self::Scalar);
+
+    /// `self ·= factor`.
+    fn scale_assign(&mut self, factor: Self::Scalar);
+
+    /// Sets every coordinate to zero (also those that were infinite or `NaN`).
+    fn set_zero(&mut self);
+
+    /// Coordinate `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.dim()`.
+    fn component(&self, index: usize) -> Self::Scalar;
+
+    /// Sets coordinate `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.dim()`.
+    fn set_component(&mut self, index: usize, value: Self::Scalar);
+
+    /// The largest absolute coordinate (the ∞-norm); `NaN` if any coordinate is `NaN`.
+    fn max_abs(&self) -> Self::Scalar {
+        let mut largest = Self::Scalar::zero();
+        for i in 0..self.dim() {
+            let c = self.component(i).abs();
+            if c.is_nan() {
+                return c;
+            }
+            largest = largest.max(c);
+        }
+        largest
+    }
+
+    /// `true` when no coordinate is infinite or `NaN`.
+    fn is_finite(&self) -> bool {
+        (0..self.dim()).all(|i| self.component(i).is_finite())
+    }
+}
+
+impl<V: VectorSpace> Vector for V {
+    type Scalar = V::Scalar;
+
+    #[inline(always)]
+    fn dim(&self) -> usize {
+        V::DIM
+    }
+    #[inline(always)]
+    fn zero_like(&self) -> Self {
+        V::zero()
+    }
+    #[inline(always)]
+    fn fixed_zero() -> Option<Self> {
+        Some(V::zero())
+    }
+    #[inline(always)]
+    fn assign(&mut self, other: &Self) {
+        *self = *other;
+    }
+    #[inline(always)]
+    fn add_scaled_assign(&mut self, other: &Self, factor: V::Scalar) {
+        *self = self.add_scaled(*other, factor);
+    }
+    #[inline(always)]
+    fn scale_assign(&mut self, factor: V::Scalar) {
+        *self = self.scale(factor);
+    }
+    #[inline(always)]
+    fn set_zero(&mut self) {
+        *self = V::zero();
+    }
+    #[inline]
+    fn component(&self, index: usize) -> V::Scalar {
+        VectorSpace::component(self, index)
+    }
+    #[inline]
+    fn set_component(&mut self, index: usize, value: V::Scalar) {
+        VectorSpace::set_component(self, index, value);
+    }
+    #[inline]
+    fn max_abs(&self) -> V::Scalar {
+        VectorSpace::max_abs(self)
+    }
+    #[inline]
+    fn is_finite(&self) -> bool {
+        VectorSpace::is_finite(self)
+    }
+}
+
+/// The same size, or a panic that says what went wrong: combining vectors of different
+/// sizes is a bug in the caller (a state that changed size under a workspace made for it).
+#[inline(always)]
+#[track_caller]
+fn same_len(a: usize, b: usize) {
+    if a != b {
+        different_lengths(a, b);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn different_lengths(a: usize, b: usize) -> ! {
+    panic!(
+        "vectors of different lengths combined ({a} and {b} elements): a state's size changed \
+         under buffers made for it; call `reset` on the stepper after resizing a state"
+    )
+}
+
+/// `Vec<V>` and `Box<[V]>`: a run-time number of fixed-size elements, combined element by
+/// element.
+#[cfg(feature = "alloc")]
+mod slices {
+    use super::{Vector, same_len};
+    use crate::VectorSpace;
+    use alloc::boxed::Box;
+    use alloc::vec::Vec;
+    use num_traits::Float;
+
+    macro_rules! impl_slice_vector {
+        ($($container:ty),*) => {$(
+            impl<V: VectorSpace> Vector for $container {
+                type Scalar = V::Scalar;
+
+                #[inline]
+                fn dim(&self) -> usize {
+                    self.len() * V::DIM
+                }
+                fn zero_like(&self) -> Self {
+                    self.iter().map(|_| V::zero()).collect()
+                }
+                #[inline]
+                #[track_caller]
+                fn assign(&mut self, other: &Self) {
+                    same_len(self.len(), other.len());
+                    self.copy_from_slice(other);
+                }
+                #[inline]
+                #[track_caller]
+                fn add_scaled_assign(&mut self, other: &Self, factor: V::Scalar) {
+                    same_len(self.len(), other.len());
+                    for (y, x) in self.iter_mut().zip(other.iter()) {
+                        *y = y.add_scaled(*x, factor);
+                    }
+                }
+                #[inline]
+                fn scale_assign(&mut self, factor: V::Scalar) {
+                    for y in self.iter_mut() {
+                        *y = y.scale(factor);
+                    }
+                }
+                #[inline]
+                fn set_zero(&mut self) {
+                    self.fill(V::zero());
+                }
+                #[inline]
+                #[track_caller]
+                fn component(&self, index: usize) -> V::Scalar {
+                    self[index / V::DIM].component(index % V::DIM)
+                }
+                #[inline]
+                #[track_caller]
+                fn set_component(&mut self, index: usize, value: V::Scalar) {
+                    self[index / V::DIM].set_component(index % V::DIM, value);
+                }
+                fn max_abs(&self) -> V::Scalar {
+                    let mut largest = <V::Scalar as num_traits::Zero>::zero();
+                    for v in self.iter() {
+                        let m = v.max_abs();
+                        if m.is_nan() {
+                            return m;
+                        }
+                        largest = largest.max(m);
+                    }
+                    largest
+                }
+                fn is_finite(&self) -> bool {
+                    self.iter().all(|v| v.is_finite())
+                }
+            }
+        )*};
+    }
+    impl_slice_vector!(Vec<V>, Box<[V]>);
+}
