@@ -57,8 +57,8 @@ mod f32or64 {
 
 /// Hand-written semi-implicit Euler and RK4 for one vector type, in the crate's operation
 /// order: kick (momentum, then velocity = momentum · inverse mass), then drift; RK4 samples
-/// probe states advanced by drift-then-kick and combines `k₁ + 2(k₂ + k₃) + k₄` before one
-/// advance by `dt/6`.
+/// probe states advanced by drift-then-kick and combines `k₁/6 + k₂/3 + k₃/3 + k₄/6` (the
+/// tableau's weights, term by term) before one advance by `dt`.
 macro_rules! handwritten {
     ($name_sie:ident, $name_rk4:ident, $v:ty, $s:ty) => {
         #[inline(never)]
@@ -91,11 +91,12 @@ macro_rules! handwritten {
                 let k2 = sample(state, k1, half);
                 let k3 = sample(state, k2, half);
                 let k4 = sample(state, k3, dt);
-                let v = k1.0 + (k2.0 + k3.0) * 2.0 + k4.0;
-                let f = k1.1 + (k2.1 + k3.1) * 2.0 + k4.1;
-                let sixth = dt / 6.0;
-                state.position += v * sixth;
-                state.momentum += f * sixth;
+                // The tableau's weights, b = (1/6, 1/3, 1/3, 1/6), each term scaled.
+                let (sixth, third) = ((1.0_f64 / 6.0) as $s, (1.0_f64 / 3.0) as $s);
+                let v = k1.0 * sixth + k2.0 * third + k3.0 * third + k4.0 * sixth;
+                let f = k1.1 * sixth + k2.1 * third + k3.1 * third + k4.1 * sixth;
+                state.position += v * dt;
+                state.momentum += f * dt;
                 state.velocity = state.momentum * state.inverse_mass;
             }
         }
@@ -226,7 +227,7 @@ fn hand_sie_body(b: &mut HandBody, dt: f32, steps: usize) {
 }
 
 /// RK4 on a body by hand: probes are copies advanced (drift and kick, one recalculation),
-/// `k₁ + 2(k₂ + k₃) + k₄` combined part by part, one advance by `dt/6`.
+/// `k₁/6 + k₂/3 + k₃/3 + k₄/6` combined part by part, one advance by `dt`.
 #[inline(never)]
 fn hand_rk4_body(b: &mut HandBody, dt: f32, steps: usize) {
     #[inline(always)]
@@ -250,14 +251,18 @@ fn hand_rk4_body(b: &mut HandBody, dt: f32, steps: usize) {
     };
     let scale =
         |((a, b), (c, d)): HandRate, s: f32| -> HandRate { ((a * s, b * s), (c * s, d * s)) };
+    let (sixth, third) = ((1.0_f64 / 6.0) as f32, (1.0_f64 / 3.0) as f32);
     for _ in 0..steps {
         let half = dt * 0.5;
         let k1 = rate(b);
         let k2 = sample(b, k1, half);
         let k3 = sample(b, k2, half);
         let k4 = sample(b, k3, dt);
-        let weighted = add(add(k1, scale(add(k2, k3), 2.0)), k4);
-        advance(b, weighted, dt / 6.0);
+        let weighted = add(
+            add(add(scale(k1, sixth), scale(k2, third)), scale(k3, third)),
+            scale(k4, sixth),
+        );
+        advance(b, weighted, dt);
     }
 }
 
