@@ -133,8 +133,9 @@ fn combination<'a, D: Vector>(weights: &[f64], rates: &'a [D], sum: &'a mut D) -
         )*};
     }
     let mut terms = 0;
+    let mut first = usize::MAX;
     let mut last = 0;
-    each_weight!(|j, _w| { terms += 1; last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     match terms {
         0 => {
             sum.set_zero();
@@ -142,13 +143,11 @@ fn combination<'a, D: Vector>(weights: &[f64], rates: &'a [D], sum: &'a mut D) -
         }
         1 => (&rates[last], weights[last]),
         _ => {
-            let mut first = true;
             each_weight!(|j, w| {
                 let weight = D::Scalar::from_f64(w);
-                if first {
+                if j == first {
                     sum.assign(&rates[j]);
                     sum.scale_assign(weight);
-                    first = false;
                 } else {
                     sum.add_scaled_assign(&rates[j], weight);
                 }
