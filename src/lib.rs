@@ -316,6 +316,8 @@ mod integrators;
 mod interpolate;
 pub mod linalg;
 mod particle;
+#[cfg(feature = "alloc")]
+mod particles;
 pub mod rigid;
 mod scalar;
 mod state;
@@ -345,6 +347,8 @@ pub mod workspace {
 }
 pub use interpolate::Interpolate;
 pub use particle::Particle;
+#[cfg(feature = "alloc")]
+pub use particles::{Particles, ParticlesError};
 pub use scalar::Scalar;
 pub use state::{Derivative, DerivativeOf, Forces, InPlace, State};
 pub use trajectory::Trajectory;

@@ -91,6 +91,24 @@ impl<V: VectorSpace> Particle<V> {
         })
     }
 
+    /// A particle from parts already checked together (a body of
+    /// [`Particles`](crate::Particles)).
+    pub(crate) fn from_parts(
+        mass: V::Scalar,
+        inverse_mass: V::Scalar,
+        position: V,
+        momentum: V,
+        velocity: V,
+    ) -> Self {
+        Particle {
+            position,
+            momentum,
+            velocity,
+            mass,
+            inverse_mass,
+        }
+    }
+
     /// The position.
     #[inline]
     pub fn position(&self) -> V {

@@ -1,0 +1,353 @@
+//! [`Particles`]: many point masses whose forces are computed together.
+
+use crate::{DerivativeOf, MassError, Particle, Scalar, State, Vector, VectorSpace};
+use alloc::vec::Vec;
+use core::fmt;
+use num_traits::Zero;
+
+/// `N` point masses in any number of dimensions, stepped as one state: the forces on all of
+/// them are computed at once, so bodies that push on each other (gravity, springs between
+/// them, a cloth, a molecule) are advanced consistently by every method, the partitioned
+/// ones included (semi-implicit Euler and both Verlets kick and drift the whole system).
+///
+/// The layout is a structure of arrays: positions, momenta and velocities each in their own
+/// `Vec`, so each stage of a method is a few passes over contiguous memory. Primary:
+/// positions and momenta. Secondary: velocities `vᵢ = pᵢ / mᵢ`, recalculated after every
+/// kick. Constants: masses and their inverses, each checked as [`Particle`]'s is.
+///
+/// Its velocity and force are `Vec<V>` of one entry per body, so a forces function writes
+/// one force per body; with [`InPlace`](crate::InPlace) it writes them into the buffer the
+/// integrator hands it, and a [`Stepper`](crate::Stepper) steps without allocating.
+///
+/// # Example
+///
+/// Two bodies joined by a spring (k = 10, rest length 1), one heavy, one light, stepped by
+/// velocity Verlet. The spring's forces are equal and opposite, so the total momentum is
+/// conserved exactly:
+///
+/// ```
+/// use glam::DVec2;
+/// use timestep::{InPlace, Integrator, Particles, Stepper, Verlet};
+///
+/// let spring = InPlace(|bodies: &Particles<DVec2>, _t: f64, forces: &mut Vec<DVec2>| {
+///     let [a, b] = [bodies.positions()[0], bodies.positions()[1]];
+///     let bar = b - a;
+///     let pull = bar * (10.0 * (bar.length() - 1.0) / bar.length());
+///     forces[0] = pull;
+///     forces[1] = -pull;
+/// });
+/// let mut bodies = Particles::new(
+///     vec![3.0, 1.0],
+///     vec![DVec2::ZERO, DVec2::new(1.5, 0.0)],
+///     vec![DVec2::new(0.0, 1.0), DVec2::new(0.0, -3.0)],
+/// );
+/// let start = bodies.total_momentum();
+/// let mut verlet = Stepper::new(Verlet);
+/// for i in 0..1000 {
+///     verlet.step(&mut bodies, &spring, i as f64 * 0.01, 0.01)?;
+/// }
+/// assert!((bodies.total_momentum() - start).length() < 1e-12);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Particles<V: VectorSpace> {
+    positions: Vec<V>,
+    momenta: Vec<V>,
+    velocities: Vec<V>,
+    masses: Vec<V::Scalar>,
+    inverse_masses: Vec<V::Scalar>,
+}
+
+/// Why [`Particles`] were refused.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ParticlesError {
+    /// The masses, positions and velocities given have different lengths.
+    Lengths {
+        /// Masses given.
+        masses: usize,
+        /// Positions given.
+        positions: usize,
+        /// Velocities given.
+        velocities: usize,
+    },
+    /// The mass of body `index` was refused.
+    Mass {
+        /// The body.
+        index: usize,
+        /// Why.
+        error: MassError,
+    },
+}
+
+impl fmt::Display for ParticlesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParticlesError::Lengths {
+                masses,
+                positions,
+                velocities,
+            } => write!(
+                f,
+                "particles need as many masses as positions and velocities, got {masses} masses, {positions} positions and {velocities} velocities"
+            ),
+            ParticlesError::Mass { index, error } => write!(f, "body {index}: {error}"),
+        }
+    }
+}
+
+impl core::error::Error for ParticlesError {}
+
+impl<V: VectorSpace> Particles<V> {
+    /// Bodies of `masses` at `positions` moving at `velocities` (one of each per body).
+    ///
+    /// # Panics
+    ///
+    /// If the lengths differ, or a mass is zero, negative, infinite, `NaN` or too small to
+    /// invert; the message says which body. [`try_new`](Particles::try_new) returns the
+    /// error instead.
+    #[track_caller]
+    #[must_use]
+    pub fn new(masses: Vec<V::Scalar>, positions: Vec<V>, velocities: Vec<V>) -> Self {
+        match Self::try_new(masses, positions, velocities) {
+            Ok(particles) => particles,
+            Err(error) => panic!("Particles::new: {error}"),
+        }
+    }
+
+    /// Bodies of `masses` at `positions` moving at `velocities`, or why they were refused.
+    /// No bodies at all is allowed (a step then does nothing).
+    ///
+    /// ```
+    /// use timestep::{MassError, Particles, ParticlesError};
+    ///
+    /// let refused = Particles::try_new(vec![1.0, -2.0], vec![0.0, 1.0], vec![0.0, 0.0]);
+    /// assert_eq!(
+    ///     refused,
+    ///     Err(ParticlesError::Mass { index: 1, error: MassError::NotPositive(-2.0) })
+    /// );
+    /// assert!(Particles::try_new(vec![1.0], vec![0.0, 1.0], vec![0.0]).is_err());
+    /// ```
+    pub fn try_new(
+        masses: Vec<V::Scalar>,
+        positions: Vec<V>,
+        velocities: Vec<V>,
+    ) -> Result<Self, ParticlesError> {
+        if masses.len() != positions.len() || masses.len() != velocities.len() {
+            return Err(ParticlesError::Lengths {
+                masses: masses.len(),
+                positions: positions.len(),
+                velocities: velocities.len(),
+            });
+        }
+        let inverse_masses = masses
+            .iter()
+            .enumerate()
+            .map(|(index, &mass)| {
+                MassError::inverse(mass).map_err(|error| ParticlesError::Mass { index, error })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let momenta = velocities
+            .iter()
+            .zip(&masses)
+            .map(|(v, &m)| v.scale(m))
+            .collect();
+        Ok(Particles {
+            positions,
+            momenta,
+            velocities,
+            masses,
+            inverse_masses,
+        })
+    }
+
+    /// The same bodies as a slice of [`Particle`]s.
+    ///
+    /// ```
+    /// use timestep::{Particle, Particles};
+    ///
+    /// let one = [Particle::new(2.0, 1.0, 3.0), Particle::new(1.0, -1.0, 0.0)];
+    /// let many = Particles::from_particles(&one);
+    /// assert_eq!(many.len(), 2);
+    /// assert_eq!(many.particle(0), one[0]);
+    /// ```
+    pub fn from_particles(particles: &[Particle<V>]) -> Self {
+        Particles {
+            positions: particles.iter().map(Particle::position).collect(),
+            momenta: particles.iter().map(Particle::momentum).collect(),
+            velocities: particles.iter().map(|p| p.velocity()).collect(),
+            masses: particles.iter().map(Particle::mass).collect(),
+            inverse_masses: particles.iter().map(Particle::inverse_mass).collect(),
+        }
+    }
+
+    /// The number of bodies.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether there are no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Body `index` on its own.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.len()`.
+    #[track_caller]
+    pub fn particle(&self, index: usize) -> Particle<V> {
+        Particle::from_parts(
+            self.masses[index],
+            self.inverse_masses[index],
+            self.positions[index],
+            self.momenta[index],
+            self.velocities[index],
+        )
+    }
+
+    /// The positions.
+    pub fn positions(&self) -> &[V] {
+        &self.positions
+    }
+
+    /// The momenta `pᵢ = mᵢ vᵢ`.
+    pub fn momenta(&self) -> &[V] {
+        &self.momenta
+    }
+
+    /// The velocities.
+    pub fn velocities(&self) -> &[V] {
+        &self.velocities
+    }
+
+    /// The masses.
+    pub fn masses(&self) -> &[V::Scalar] {
+        &self.masses
+    }
+
+    /// The inverse masses `1 / mᵢ`.
+    pub fn inverse_masses(&self) -> &[V::Scalar] {
+        &self.inverse_masses
+    }
+
+    /// Moves body `index` to `position`.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.len()`.
+    #[track_caller]
+    pub fn set_position(&mut self, index: usize, position: V) {
+        self.positions[index] = position;
+    }
+
+    /// Sets the velocity (and so the momentum) of body `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.len()`.
+    #[track_caller]
+    pub fn set_velocity(&mut self, index: usize, velocity: V) {
+        self.momenta[index] = velocity.scale(self.masses[index]);
+        self.velocities[index] = velocity;
+    }
+
+    /// The total momentum `Σ pᵢ`.
+    pub fn total_momentum(&self) -> V {
+        self.momenta.iter().fold(V::zero(), |sum, &p| sum.add(p))
+    }
+
+    /// The total kinetic energy `Σ ½ mᵢ vᵢ²`.
+    pub fn kinetic_energy(&self) -> V::Scalar {
+        let half = V::Scalar::from_f64(0.5);
+        self.velocities
+            .iter()
+            .zip(&self.masses)
+            .map(|(v, &m)| {
+                let squared = (0..V::DIM)
+                    .map(|i| {
+                        let c = v.component(i);
+                        c * c
+                    })
+                    .fold(V::Scalar::zero(), |a, b| a + b);
+                half * m * squared
+            })
+            .fold(V::Scalar::zero(), |a, b| a + b)
+    }
+}
+
+impl<V: VectorSpace> State for Particles<V> {
+    type Scalar = V::Scalar;
+    /// One velocity per body.
+    type Velocity = Vec<V>;
+    /// One force per body.
+    type Force = Vec<V>;
+
+    fn velocity(&self) -> Vec<V> {
+        self.velocities.clone()
+    }
+
+    fn drift(&mut self, velocity: Vec<V>, dt: V::Scalar) {
+        self.drift_by(&velocity, dt);
+    }
+
+    fn kick(&mut self, force: Vec<V>, dt: V::Scalar) {
+        self.kick_by(&force, dt);
+    }
+
+    #[inline]
+    fn velocity_into(&self, out: &mut Vec<V>) {
+        out.assign(&self.velocities);
+    }
+
+    #[inline]
+    fn drift_by(&mut self, velocity: &Vec<V>, dt: V::Scalar) {
+        self.positions.add_scaled_assign(velocity, dt);
+    }
+
+    /// Momenta along the forces and velocities recalculated, in one pass.
+    #[inline]
+    fn kick_by(&mut self, force: &Vec<V>, dt: V::Scalar) {
+        assert_eq!(force.len(), self.len(), "one force per body");
+        for (((p, v), f), &inverse) in self
+            .momenta
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .zip(force)
+            .zip(&self.inverse_masses)
+        {
+            *p = p.add_scaled(*f, dt);
+            *v = p.scale(inverse);
+        }
+    }
+
+    /// One pass: each probe body's position, momentum and velocity (`v + F·(dt/m)`, as
+    /// [`Particle`]'s probe) from this state's.
+    #[inline]
+    fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        let n = self.len();
+        assert!(
+            rate.velocity.len() == n && rate.force.len() == n && probe.len() == n,
+            "a probe and a rate of {n} bodies"
+        );
+        probe.masses.copy_from_slice(&self.masses);
+        probe.inverse_masses.copy_from_slice(&self.inverse_masses);
+        for i in 0..n {
+            let (velocity, force) = (rate.velocity[i], rate.force[i]);
+            probe.positions[i] = self.positions[i].add_scaled(velocity, dt);
+            probe.momenta[i] = self.momenta[i].add_scaled(force, dt);
+            probe.velocities[i] = self.velocities[i].add_scaled(force, dt * self.inverse_masses[i]);
+        }
+    }
+
+    fn zero_force(&self) -> Vec<V> {
+        self.positions.zero_like()
+    }
+
+    fn coordinates_into(&self, out: &mut DerivativeOf<Self>) -> bool {
+        out.velocity.assign(&self.positions);
+        out.force.assign(&self.momenta);
+        true
+    }
+}
