@@ -49,6 +49,16 @@ pub enum StepError {
     NonFiniteJacobian,
     /// Backward Euler's Newton iteration met an infinite or `NaN` residual.
     NonFiniteResidual,
+    /// An implicit step so long that rounding of the end-of-step state decides the answer:
+    /// what rounding alone could change exceeds the size of the whole state.
+    StepTooLong {
+        /// The step.
+        dt: f64,
+        /// How much rounding could move the solution, in the state's units.
+        uncertainty: f64,
+        /// The largest coordinate of the state (or of its change over the step).
+        extent: f64,
+    },
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -89,6 +99,14 @@ impl fmt::Display for StepError {
             StepError::NonFiniteJacobian => write!(
                 f,
                 "the Jacobian has an infinite or NaN entry: the forces (or their Jacobian) returned infinity or NaN near this state"
+            ),
+            StepError::StepTooLong {
+                dt,
+                uncertainty,
+                extent,
+            } => write!(
+                f,
+                "the implicit step dt = {dt:e} is too long for the state's precision: rounding alone could move the solution by {uncertainty:e}, more than the state's extent {extent:e}; take shorter steps"
             ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,
