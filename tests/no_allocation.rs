@@ -3,7 +3,9 @@
 //! included, with finite differences and with an analytic Jacobian), called directly and
 //! through [`Method`]'s dispatch, on particles in `f64` and in `f32` 3-D, on rigid bodies
 //! in both precisions, and through the serial batch function [`step_all`], its error path
-//! included.
+//! included. States sized at run time (`Vec<f64>`, `Vec<DVec3>`, `Box<[f64]>`,
+//! [`Particles`]) allocate their workspace on a [`Stepper`]'s first step and nothing after,
+//! with every method and with banded backward Euler.
 //!
 //! The counter is per thread, so tests running side by side on other threads (and the test
 //! harness itself) cannot add to it; a first test checks that it does count.
@@ -20,6 +22,7 @@ use timestep::{
     BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
     Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
 };
+use timestep::{InPlace, MethodKind, Particles, Stepper, Structure, Vector};
 
 thread_local! {
     /// Allocations (including reallocations) made by this thread so far.
@@ -347,5 +350,119 @@ fn failing_steps_and_batches_allocate_nothing() {
     assert_eq!(
         count, 0,
         "{count} allocations on backward Euler's error path"
+    );
+}
+
+/// [`STEPS`] steps of `stepper` after a first one that makes its workspace: the first may
+/// allocate, the others must not, and they must move the state.
+fn assert_no_allocation_after_the_first<S, I, F>(
+    what: &str,
+    mut stepper: I,
+    start: S,
+    forces: &F,
+    dt: f64,
+) where
+    S: State<Scalar = f64> + PartialEq + core::fmt::Debug,
+    I: Integrator<S>,
+    F: Forces<S>,
+{
+    let mut state = start.clone();
+    stepper.step(&mut state, forces, 0.0, dt).unwrap();
+    let moved = state.clone();
+    let (count, result) = allocations(|| {
+        for i in 1..=STEPS {
+            stepper.step(&mut state, forces, i as f64 * dt, dt)?;
+        }
+        Ok::<(), StepError>(())
+    });
+    assert_eq!(result, Ok(()), "{what}: the steps must succeed");
+    assert_ne!(state, moved, "{what}: the steps must move the state");
+    assert_eq!(
+        count, 0,
+        "{what}: {count} allocations in {STEPS} steps after the first"
+    );
+}
+
+/// Every method, by name through [`Method`] (a stepper), on one large state.
+fn every_method_on_a_large_state<S, F>(kind: &str, start: S, forces: &F, dt: f64)
+where
+    S: State<Scalar = f64> + PartialEq + core::fmt::Debug,
+    F: Forces<S>,
+{
+    for method in Method::<S>::all() {
+        assert_no_allocation_after_the_first(
+            &format!("{method} on {kind}"),
+            method,
+            start.clone(),
+            forces,
+            dt,
+        );
+    }
+}
+
+#[test]
+fn large_states_allocate_only_on_the_first_step() {
+    // A chain of 500 unknowns diffusing: u'ᵢ = uᵢ₋₁ − 2uᵢ + uᵢ₊₁, written in place.
+    let diffusion = InPlace(|u: &Vec<f64>, _t: f64, du: &mut Vec<f64>| {
+        let n = u.len();
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+            du[i] = left - 2.0 * u[i] + right;
+        }
+    });
+    let start: Vec<f64> = (0..40).map(|i| (i as f64 * 0.1).sin()).collect();
+    every_method_on_a_large_state("Vec<f64>", start, &diffusion, 0.01);
+    let start: Vec<f64> = (0..2000).map(|i| (i as f64 * 0.1).sin()).collect();
+    assert_no_allocation_after_the_first(
+        "banded BackwardEuler on Vec<f64>",
+        Stepper::new(BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 })),
+        start,
+        &diffusion,
+        0.1,
+    );
+
+    #[allow(clippy::borrowed_box)] // the state is the box itself
+    let boxed = InPlace(|u: &Box<[f64]>, _t: f64, du: &mut Box<[f64]>| {
+        for (d, u) in du.iter_mut().zip(u.iter()) {
+            *d = -u;
+        }
+    });
+    let start: Box<[f64]> = (0..30).map(|i| i as f64).collect();
+    every_method_on_a_large_state("Box<[f64]>", start, &boxed, 0.01);
+
+    let swirl = InPlace(|u: &Vec<DVec3>, _t: f64, du: &mut Vec<DVec3>| {
+        for (d, u) in du.iter_mut().zip(u) {
+            *d = DVec3::Z.cross(*u) - 0.1 * *u;
+        }
+    });
+    let start: Vec<DVec3> = (0..12).map(|i| DVec3::new(1.0, i as f64, 0.5)).collect();
+    every_method_on_a_large_state("Vec<DVec3>", start, &swirl, 0.01);
+
+    // Particles pulled to the origin and to each neighbour.
+    let springs = InPlace(
+        |bodies: &Particles<DVec3>, _t: f64, forces: &mut Vec<DVec3>| {
+            let x = bodies.positions();
+            forces.set_zero();
+            for i in 0..x.len() {
+                forces[i] -= x[i];
+                if i + 1 < x.len() {
+                    let pull = 2.0 * (x[i + 1] - x[i]);
+                    forces[i] += pull;
+                    forces[i + 1] -= pull;
+                }
+            }
+        },
+    );
+    let n = 8;
+    let start = Particles::new(
+        (0..n).map(|i| 1.0 + i as f64 / 10.0).collect(),
+        (0..n).map(|i| DVec3::new(i as f64, 0.0, 1.0)).collect(),
+        vec![DVec3::Y; n],
+    );
+    every_method_on_a_large_state("Particles<DVec3>", start, &springs, 0.01);
+    assert_eq!(
+        MethodKind::NAMES.len(),
+        Method::<Particles<DVec3>>::all().len()
     );
 }
