@@ -315,6 +315,8 @@ mod fixed_timestep;
 mod integrators;
 mod interpolate;
 pub mod linalg;
+#[cfg(feature = "nalgebra")]
+mod nalgebra_impls;
 mod particle;
 #[cfg(feature = "alloc")]
 mod particles;
