@@ -84,15 +84,22 @@
 //!
 //! # The model
 //!
-//! - [`VectorSpace`]: what integrators add and scale: `f32`, `f64`, glam vectors and
-//!   quaternions, arrays, tuples, and your own types.
+//! - [`VectorSpace`]: what integrators add and scale, by value: `f32`, `f64`, glam vectors
+//!   and quaternions, arrays, tuples, and your own types. [`Vector`] is the same for
+//!   values of any size, combined in place: every `VectorSpace`, `Vec<V>`, `Box<[V]>`,
+//!   nalgebra's `DVector`.
 //! - [`State`]: a physical state that knows its velocity, can **drift** (positions along a
 //!   velocity) and **kick** (momenta along a force), and restores its own invariants after
-//!   each. [`Particle`] is one; every `VectorSpace` is one too, as a first-order system.
+//!   each. [`Particle`] is one, [`Particles`] (many interacting bodies) another; every
+//!   `Vector` is one too, as a first-order system.
 //! - [`Derivative`]: the rate of a whole state, (velocity, force).
-//! - [`Forces`]: your dynamics, the force on a state at time `t`. Closures implement it.
-//! - [`Integrator`]: `step(&mut state, &forces, t, dt)`. Every method is a type that
-//!   implements it, and [`Method`] picks one by name at run time.
+//! - [`Forces`]: your dynamics, the force on a state at time `t`. Closures implement it;
+//!   [`InPlace`] wraps a closure that writes the force into a buffer instead.
+//! - [`Integrator`]: `step(&mut state, &forces, t, dt)`. Every method is a [`Scheme`]
+//!   (settings, a workspace, one step's algorithm, and its [`Properties`]); a
+//!   [`Stepper`] keeps a method's workspace between steps; [`Method`] picks any method by
+//!   name at run time. Explicit Runge–Kutta methods are a [`Tableau`] each; implicit
+//!   ones share the [`linalg`] module.
 //! - [`Trajectory`]: steps from `t0` to `t1`, yielding every sample.
 //! - [`batch`]: one step for a whole slice of states, serially or (feature `rayon`) in
 //!   parallel.
@@ -100,6 +107,46 @@
 //!   blend to draw.
 //! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation.
+//!
+//! # Small states and large states
+//!
+//! Every method steps every state, whatever its size; what changes with size is where the
+//! method's working values live.
+//!
+//! - **Small states** (a particle, a rigid body, an array or tuple, a few numbers: anything
+//!   `Copy` of a size fixed at compile time) are stepped by value. Call a method directly,
+//!   `Rk4.step(&mut particle, &forces, t, dt)`: its stage values are made on the stack for
+//!   the step, in registers once inlined, and the step costs what the same arithmetic
+//!   written by hand costs (BENCHMARKS.md). Forces are closures returning the force.
+//! - **Large states** (`Vec<f64>`, `Vec<DVec3>`, `Box<[f64]>`, nalgebra's `DVector`,
+//!   [`Particles`], your own struct of `Vec`s; from a few hundred unknowns to 10⁶ and more)
+//!   are stepped in place. Step them through a [`Stepper`] (or [`Method`], which is one):
+//!   its first step makes the method's workspace, sized from the state, and no step after
+//!   allocates or uses stack in proportion to the state's size. Write the forces with
+//!   [`InPlace`], into the buffer the stepper hands you: a closure returning a new `Vec`
+//!   works too, but allocates at every evaluation.
+//!
+//! Stepping a large state directly (`Rk4.step(&mut vec, ...)`) works, but makes the
+//! workspace anew at every step. Methods with a history ([`PositionVerlet`]) are only
+//! stepped through a stepper, which keeps that history.
+//!
+//! What a workspace holds, in copies of the state's size, measured on a `Vec<f64>` of 10⁶
+//! unknowns (8 MB; `tests/no_allocation.rs` checks these figures):
+//!
+//! | method | workspace | for 10⁶ unknowns |
+//! |---|---|---|
+//! | [`SemiImplicitEuler`] | the force | 8 MB |
+//! | [`ExplicitEuler`] | one rate, a probe state and a sum | 24 MB |
+//! | [`Midpoint`], [`ImprovedEuler`] | two rates, a probe and a sum | 32 MB |
+//! | [`Rk4`] | four rates, a probe and a sum | 48 MB |
+//! | [`Verlet`] | the forces at both ends and a probe | 24 MB |
+//! | [`PositionVerlet`] | the forces at both ends, a probe, and its memory of the last step | 24 MB |
+//! | [`BackwardEuler`], tridiagonal Jacobian | six rates, a probe, five numbers per unknown, the band's LU (four diagonals) | 128 MB |
+//! | [`BackwardEuler`], dense Jacobian | as above, with an `n × n` matrix instead of the band | `8n²` bytes: for a few thousand unknowns at most |
+//!
+//! A rate is a velocity and a force; for a second-order state such as [`Particles`] each
+//! is as large as the positions. [`State`]'s docs show how to write a large state of your
+//! own.
 //!
 //! # Which method should I use?
 //!
@@ -286,19 +333,24 @@
 //!
 //! # Features
 //!
-//! - `std` (default): floating-point functions from the standard library.
+//! - `std` (default): floating-point functions from the standard library. Implies `alloc`.
+//! - `alloc`: states sized at run time (`Vec`, `Box<[T]>`, [`Particles`]) and heap
+//!   workspaces for implicit solves of more than 16 unknowns. Without it (`no_std` with no
+//!   allocator) everything else works, and nothing allocates.
 //! - `libm`: floating-point functions from `libm`, for `no_std` targets:
-//!   `cargo build --no-default-features --features libm`. Nothing in the crate allocates.
+//!   `cargo build --no-default-features --features libm`.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
 //!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
-//!   glam's types) and the settings ([`BackwardEuler`], [`Method`], the memory of
-//!   [`PositionVerlet`], [`FixedTimestep`], [`rigid::Inertia`],
+//!   glam's types) and the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
+//!   the method's name, a [`Stepper`] as its method, [`FixedTimestep`], [`rigid::Inertia`],
 //!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
 //!   and its orientation a unit quaternion. Works without `std`.
 //! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
+//! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
+//!   a [`VectorSpace`], stepped by value; `DVector` a [`Vector`], stepped in place.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 

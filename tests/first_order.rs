@@ -23,16 +23,6 @@ use common::log_log_slope;
 use glam::DVec3;
 use timestep::{Integrator, Method, VectorSpace};
 
-/// Order on a first-order system (see the module docs).
-fn first_order_order(name: &str) -> f64 {
-    match name {
-        "explicit-euler" | "semi-implicit-euler" | "backward-euler" => 1.0,
-        "midpoint" | "improved-euler" | "verlet" | "position-verlet" => 2.0,
-        "rk4" => 4.0,
-        other => panic!("unknown method {other}"),
-    }
-}
-
 /// The stability function `R(z)` of each method on a first-order system.
 fn stability_function(name: &str, z: f64) -> f64 {
     match name {
@@ -79,7 +69,7 @@ fn exponential_decay_with_every_method() {
         }
         let slope = log_log_slope(&points);
         println!("{name}: y' = −y, order {slope:.3}");
-        let theory = first_order_order(name);
+        let theory = common::order(name);
         assert!(
             (slope - theory).abs() < 0.15,
             "{name}: order {slope}, theory {theory}"
@@ -230,7 +220,7 @@ fn lorenz_system_with_every_method() {
     let reference = lorenz_checkpoints("rk4".parse().unwrap(), &lorenz, y0, 1000);
     for method in Method::<DVec3>::all() {
         let name = method.name();
-        let theory = first_order_order(name);
+        let theory = common::order(name);
         // Steps per 0.1 s: dt from 10⁻³ (first order) or 4·10⁻³ (higher), halved twice.
         let coarse = if theory == 1.0 { 100 } else { 25 };
         let mut points = Vec::new();
@@ -283,7 +273,7 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
             })
             .collect();
         let slope = log_log_slope(&points);
-        let theory = first_order_order(name);
+        let theory = common::order(name);
         println!("{name}: y' = cos t, order {slope:.3}");
         assert!(
             (slope - theory).abs() < 0.15,

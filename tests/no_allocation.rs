@@ -27,14 +27,17 @@ use timestep::{InPlace, MethodKind, Particles, Stepper, Structure, Vector};
 thread_local! {
     /// Allocations (including reallocations) made by this thread so far.
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    /// Bytes allocated (including reallocations' new sizes) by this thread so far.
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
 /// The system allocator, counting every allocation and reallocation in [`ALLOCATIONS`].
 struct Counting;
 
-fn count() {
+fn count(bytes: usize) {
     // `try_with`: an allocation while the thread's locals are being torn down is not ours.
     let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    let _ = BYTES.try_with(|n| n.set(n.get() + bytes));
 }
 
 // SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
@@ -42,19 +45,19 @@ fn count() {
 // initializer, no destructor), which never allocates.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
+        count(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
+        count(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
+        count(new_size);
         // SAFETY: forwarded as received.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -465,4 +468,55 @@ fn large_states_allocate_only_on_the_first_step() {
         MethodKind::NAMES.len(),
         Method::<Particles<DVec3>>::all().len()
     );
+}
+
+/// Bytes this thread allocates while running `f`.
+fn bytes_allocated<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let before = BYTES.with(Cell::get);
+    let result = f();
+    (BYTES.with(Cell::get) - before, result)
+}
+
+/// The memory of each method's workspace on a state of 10⁶ unknowns, in copies of the
+/// state's size (8 MB for `Vec<f64>`): what the crate docs' table says. Explicit Runge–Kutta
+/// methods hold one rate per stage plus a probe and a sum; velocity Verlet two forces and a
+/// probe; backward Euler with a tridiagonal Jacobian six rates, the end-of-step probe, four
+/// numbers per unknown, pivots (one `usize` each) and the band's LU storage (four diagonals,
+/// one for fill-in).
+#[test]
+fn workspace_memory_on_a_million_unknowns() {
+    let n = 1_000_000;
+    let state = vec![0.5_f64; n];
+    let size = n * std::mem::size_of::<f64>();
+    let banded = BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+    let expected = [
+        ("explicit-euler", 3),
+        ("semi-implicit-euler", 1),
+        ("midpoint", 4),
+        ("improved-euler", 4),
+        ("rk4", 6),
+        ("verlet", 3),
+        ("position-verlet", 3),
+    ];
+    println!("| method | workspace | copies of the state |");
+    println!("|---|---|---|");
+    for (kind, (name, copies)) in MethodKind::all().into_iter().zip(expected) {
+        assert_eq!(kind.name(), name);
+        let (bytes, stepper) = bytes_allocated(|| Method::for_state(kind, &state));
+        drop(stepper);
+        println!(
+            "| `{name}` | {} MB | {} |",
+            bytes / 1_000_000,
+            bytes as f64 / size as f64
+        );
+        assert_eq!(bytes, copies * size, "{name}");
+    }
+    let (bytes, stepper) = bytes_allocated(|| Stepper::for_state(banded, &state));
+    drop(stepper);
+    println!(
+        "| `backward-euler`, tridiagonal | {} MB | {} |",
+        bytes / 1_000_000,
+        bytes as f64 / size as f64
+    );
+    assert_eq!(bytes, (6 + 1 + 4 + 1 + 4) * size);
 }
