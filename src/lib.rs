@@ -360,6 +360,7 @@ extern crate alloc;
 #[cfg(not(any(feature = "std", feature = "libm")))]
 compile_error!("timestep needs the `std` feature or, on no_std targets, the `libm` feature");
 
+pub mod adaptive;
 pub mod analytic;
 pub mod batch;
 mod error;
@@ -382,9 +383,9 @@ mod vector_space;
 pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Memoryless, Method, MethodKind,
-    Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme, SemiImplicitEuler,
-    Stepper, Tableau, Verlet, WithJacobian,
+    BackwardEuler, Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Integrator, Memoryless,
+    Method, MethodKind, Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme,
+    SemiImplicitEuler, Stepper, Tableau, Verlet, WithJacobian,
 };
 pub use linalg::{Jacobian, Structure};
 
