@@ -317,7 +317,10 @@ macro_rules! forward_to_glam {
             }
             #[inline]
             fn transpose_mul_vec3(self, v: $v) -> $v {
-                <$m>::transpose_mul_vec3(&self, v)
+                // glam's own body, written out: glam 0.33 calls it `mul_transpose_vec3`,
+                // 0.34.2 renamed it `transpose_mul_vec3` and deprecated the old name, so
+                // neither name compiles warning-free on every glam the crate accepts.
+                <$v>::new(self.x_axis.dot(v), self.y_axis.dot(v), self.z_axis.dot(v))
             }
             #[inline]
             fn is_finite(self) -> bool {
