@@ -171,7 +171,8 @@
 //!   coordinates (x × y = z; a positive rotation about an axis turns counter-clockwise when
 //!   the axis points at you).
 //! - Rigid bodies: angular velocity `ω` and angular momentum `L` are in the **world**
-//!   frame, orientation is a unit quaternion taking body coordinates to world coordinates,
+//!   frame ([`rigid::Body::angular_velocity_body`] and
+//!   [`rigid::Body::angular_momentum_body`] give them along the body's axes), orientation is a unit quaternion taking body coordinates to world coordinates,
 //!   and its rate is `dq/dt = ½ ω q` with `ω` written as the pure quaternion
 //!   `(0, ωx, ωy, ωz)`. Torque is `r × F` with `r` from the centre of mass to the point
 //!   where the force acts.
@@ -300,6 +301,7 @@
 //! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 #[cfg(not(any(feature = "std", feature = "libm")))]
@@ -312,6 +314,7 @@ mod fixed_timestep;
 mod integrators;
 mod interpolate;
 mod particle;
+pub mod prelude;
 pub mod rigid;
 mod scalar;
 mod state;
@@ -330,6 +333,20 @@ pub use scalar::Scalar;
 pub use state::{Derivative, DerivativeOf, Forces, State};
 pub use trajectory::Trajectory;
 pub use vector_space::{NoVelocity, VectorSpace};
+
+/// The glam the crate is built with (0.33 or 0.34, whichever your build resolved):
+/// `timestep::glam::Vec3` is the type `Particle<Vec3>` and [`rigid::RigidBody`] are made
+/// of, so a program can name it without a glam dependency of its own. When a build has one
+/// glam (the README's "glam versions" says how), it is also Bevy's `bevy_math::Vec3`.
+///
+/// ```
+/// use timestep::glam::Vec3;
+/// use timestep::Particle;
+///
+/// let ball = Particle::new(1.0, Vec3::ZERO, Vec3::X);
+/// assert_eq!(ball.position(), Vec3::ZERO);
+/// ```
+pub use glam;
 
 /// The README's code, compiled and run as a doc test so that it cannot go stale.
 #[doc = include_str!("../README.md")]

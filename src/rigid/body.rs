@@ -280,6 +280,40 @@ impl<S: Precision> Body<S> {
         self.angular_velocity
     }
 
+    /// The angular velocity in **body** coordinates, `ω_body = Rᵀ ω`: the world angular
+    /// velocity [`angular_velocity`](Body::angular_velocity) written along the body's own
+    /// axes (what a gyroscope fixed to the body reads, and the `ω` of Euler's equations
+    /// `I ω̇ + ω × I ω = τ_body`). It turns back into the world one by `R`:
+    /// `ω = R ω_body`.
+    ///
+    /// A body turned a quarter turn about z (so its x axis points along world y) and spun
+    /// about world x spins about its own −y axis:
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::{DQuat, DVec3};
+    ///
+    /// let mut body = DRigidBody::new(1.0, Inertia::diagonal(1.0, 2.0, 3.0));
+    /// body.set_orientation(DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2));
+    /// body.set_angular_velocity(DVec3::new(3.0, 0.0, 0.0));
+    /// assert!(body.angular_velocity_body().abs_diff_eq(DVec3::new(0.0, -3.0, 0.0), 1e-15));
+    /// // L_body = I ω_body with the body-frame tensor diag(1, 2, 3).
+    /// assert!(body.angular_momentum_body().abs_diff_eq(DVec3::new(0.0, -6.0, 0.0), 1e-14));
+    /// ```
+    #[inline]
+    pub fn angular_velocity_body(&self) -> S::Vec3 {
+        self.rotation.transpose_mul_vec3(self.angular_velocity)
+    }
+
+    /// The angular momentum in **body** coordinates, `L_body = Rᵀ L = I ω_body`, with `I`
+    /// the body-frame [`inertia`](Body::inertia) tensor; `L = R L_body`. Unlike the world
+    /// `L`, it changes under free rotation (its length does not). See
+    /// [`angular_velocity_body`](Body::angular_velocity_body) for an example.
+    #[inline]
+    pub fn angular_momentum_body(&self) -> S::Vec3 {
+        self.rotation.transpose_mul_vec3(self.angular_momentum)
+    }
+
     /// The spin `dq/dt = ½ ω q`, with `ω` the pure quaternion `(0, ωx, ωy, ωz)`.
     ///
     /// ```
