@@ -97,7 +97,8 @@
 //! - [`batch`]: one step for a whole slice of states, serially or (feature `rayon`) in
 //!   parallel.
 //! - [`FixedTimestep`] and [`Interpolate`]: fixed steps under variable frames, and the
-//!   blend to draw.
+//!   blend to draw; [`InterpolateMotion`]: the blend along the velocities (cubic Hermite,
+//!   error `O(dt⁴)` where the straight line's is `O(dt²)`), and extrapolation.
 //! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation.
 //!
@@ -327,7 +328,7 @@ pub use integrators::{
     BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
     ParseMethodError, PositionVerlet, Rk4, SemiImplicitEuler, Verlet, WithJacobian,
 };
-pub use interpolate::Interpolate;
+pub use interpolate::{Interpolate, InterpolateMotion};
 pub use particle::Particle;
 pub use scalar::Scalar;
 pub use state::{Derivative, DerivativeOf, Forces, State};

@@ -45,6 +45,6 @@
 pub use crate::rigid::{DRigidBody, Inertia, RigidBody};
 pub use crate::{
     BackwardEuler, ExplicitEuler, FixedTimestep, Forces, ImprovedEuler, Integrator, Interpolate,
-    Method, Midpoint, Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError,
-    Trajectory, VectorSpace, Verlet,
+    InterpolateMotion, Method, Midpoint, Particle, PositionVerlet, Rk4, SemiImplicitEuler, State,
+    StepError, Trajectory, VectorSpace, Verlet,
 };

@@ -190,6 +190,10 @@ pub trait Quaternion:
     fn conjugate(self) -> Self;
     /// The length `√(w² + x² + y² + z²)`.
     fn length(self) -> Self::Scalar;
+    /// The dot product of the two as 4-vectors, `w₀w₁ + x₀x₁ + y₀y₁ + z₀z₁`: the cosine of
+    /// half the angle between two unit quaternions, negative when they lie in opposite
+    /// hemispheres.
+    fn dot(self, other: Self) -> Self::Scalar;
     /// The quaternion scaled to unit length (not finite if the length is zero).
     fn normalize(self) -> Self;
 }
@@ -296,6 +300,10 @@ macro_rules! forward_to_glam {
             #[inline]
             fn length(self) -> $s {
                 <$q>::length(self)
+            }
+            #[inline]
+            fn dot(self, other: Self) -> $s {
+                <$q>::dot(self, other)
             }
             #[inline]
             fn normalize(self) -> Self {
