@@ -87,18 +87,6 @@ pub type DRigidBody = Body<f64>;
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "serde_impl::BodyData<S>",
-        into = "serde_impl::BodyData<S>",
-        bound(
-            serialize = "S: serde::Serialize, S::Vec3: serde::Serialize, S::Quat: serde::Serialize",
-            deserialize = "S: serde::Deserialize<'de>, S::Vec3: serde::Deserialize<'de>, S::Quat: serde::Deserialize<'de>"
-        )
-    )
-)]
 pub struct Body<S: Precision> {
     // Primary.
     position: S::Vec3,
@@ -633,11 +621,6 @@ impl<S: Precision> State for Body<S> {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "kebab-case")
-)]
 pub enum OrientationUpdate {
     /// The article's update: `q ← (q + spin·dt) / |q + spin·dt|`.
     ///
@@ -734,6 +717,60 @@ mod serde_impl {
     use crate::rigid::inertia::serde_impl::Entries;
     use crate::rigid::{Inertia, InertiaError, Precision, Quaternion};
     use core::fmt;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    // Written out rather than derived on `Body` and `OrientationUpdate` (what
+    // `#[serde(try_from, into)]` and `#[serde(rename_all = "kebab-case")]` would generate)
+    // so that docs.rs labels them as needing the `serde` feature.
+    impl<S> Serialize for Body<S>
+    where
+        S: Precision + Serialize,
+        S::Vec3: Serialize,
+        S::Quat: Serialize,
+    {
+        fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+            BodyData::from(*self).serialize(serializer)
+        }
+    }
+
+    impl<'de, S> Deserialize<'de> for Body<S>
+    where
+        S: Precision + Deserialize<'de>,
+        S::Vec3: Deserialize<'de>,
+        S::Quat: Deserialize<'de>,
+    {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let data = BodyData::deserialize(deserializer)?;
+            Body::try_from(data).map_err(serde::de::Error::custom)
+        }
+    }
+
+    /// [`OrientationUpdate`] as its kebab-case name.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "OrientationUpdate", rename_all = "kebab-case")]
+    enum UpdateName {
+        Additive,
+        Exponential,
+    }
+
+    impl Serialize for OrientationUpdate {
+        fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+            match self {
+                OrientationUpdate::Additive => UpdateName::Additive,
+                OrientationUpdate::Exponential => UpdateName::Exponential,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for OrientationUpdate {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            Ok(match UpdateName::deserialize(deserializer)? {
+                UpdateName::Additive => OrientationUpdate::Additive,
+                UpdateName::Exponential => OrientationUpdate::Exponential,
+            })
+        }
+    }
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(
