@@ -104,7 +104,8 @@
 //! - [`batch`]: one step for a whole slice of states, serially or (feature `rayon`) in
 //!   parallel.
 //! - [`FixedTimestep`] and [`Interpolate`]: fixed steps under variable frames, and the
-//!   blend to draw.
+//!   blend to draw; [`InterpolateMotion`]: the blend along the velocities (cubic Hermite,
+//!   error `O(dt⁴)` where the straight line's is `O(dt²)`), and extrapolation.
 //! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation.
 //!
@@ -218,7 +219,8 @@
 //!   coordinates (x × y = z; a positive rotation about an axis turns counter-clockwise when
 //!   the axis points at you).
 //! - Rigid bodies: angular velocity `ω` and angular momentum `L` are in the **world**
-//!   frame, orientation is a unit quaternion taking body coordinates to world coordinates,
+//!   frame ([`rigid::Body::angular_velocity_body`] and
+//!   [`rigid::Body::angular_momentum_body`] give them along the body's axes), orientation is a unit quaternion taking body coordinates to world coordinates,
 //!   and its rate is `dq/dt = ½ ω q` with `ω` written as the pure quaternion
 //!   `(0, ωx, ωy, ωz)`. Torque is `r × F` with `r` from the centre of mass to the point
 //!   where the force acts.
@@ -352,6 +354,7 @@
 //! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
 //!   a [`VectorSpace`], stepped by value; `DVector` a [`Vector`], stepped in place.
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -373,6 +376,7 @@ mod nalgebra_impls;
 mod particle;
 #[cfg(feature = "alloc")]
 mod particles;
+pub mod prelude;
 pub mod rigid;
 mod scalar;
 mod state;
@@ -400,7 +404,7 @@ pub mod workspace {
         SemiImplicitEulerWorkspace, VerletWorkspace,
     };
 }
-pub use interpolate::Interpolate;
+pub use interpolate::{Interpolate, InterpolateMotion};
 pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
@@ -409,6 +413,20 @@ pub use state::{Derivative, DerivativeOf, Forces, InPlace, State};
 pub use trajectory::Trajectory;
 pub use vector::Vector;
 pub use vector_space::{NoVelocity, VectorSpace};
+
+/// The glam the crate is built with (0.33 or 0.34, whichever your build resolved):
+/// `timestep::glam::Vec3` is the type `Particle<Vec3>` and [`rigid::RigidBody`] are made
+/// of, so a program can name it without a glam dependency of its own. When a build has one
+/// glam (the README's "glam versions" says how), it is also Bevy's `bevy_math::Vec3`.
+///
+/// ```
+/// use timestep::glam::Vec3;
+/// use timestep::Particle;
+///
+/// let ball = Particle::new(1.0, Vec3::ZERO, Vec3::X);
+/// assert_eq!(ball.position(), Vec3::ZERO);
+/// ```
+pub use glam;
 
 /// The README's code, compiled and run as a doc test so that it cannot go stale.
 #[doc = include_str!("../README.md")]

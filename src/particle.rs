@@ -29,18 +29,6 @@ use num_traits::{Float, Zero};
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "serde_impl::ParticleData<V>",
-        into = "serde_impl::ParticleData<V>",
-        bound(
-            serialize = "V: serde::Serialize, V::Scalar: serde::Serialize",
-            deserialize = "V: serde::Deserialize<'de>, V::Scalar: serde::Deserialize<'de>"
-        )
-    )
-)]
 pub struct Particle<V: VectorSpace> {
     position: V,
     momentum: V,
@@ -228,6 +216,30 @@ mod serde_impl {
     use crate::{MassError, Scalar, VectorSpace};
     use core::fmt;
     use num_traits::Float;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    // Written out rather than derived on `Particle` (what `#[serde(try_from, into)]` would
+    // generate) so that docs.rs labels them as needing the `serde` feature.
+    impl<V> Serialize for Particle<V>
+    where
+        V: VectorSpace + Serialize,
+        V::Scalar: Serialize,
+    {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            ParticleData::from(*self).serialize(serializer)
+        }
+    }
+
+    impl<'de, V> Deserialize<'de> for Particle<V>
+    where
+        V: VectorSpace + Deserialize<'de>,
+        V::Scalar: Deserialize<'de>,
+    {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let data = ParticleData::deserialize(deserializer)?;
+            Particle::try_from(data).map_err(serde::de::Error::custom)
+        }
+    }
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(rename = "Particle", deny_unknown_fields)]

@@ -87,18 +87,6 @@ pub type DRigidBody = Body<f64>;
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "serde_impl::BodyData<S>",
-        into = "serde_impl::BodyData<S>",
-        bound(
-            serialize = "S: serde::Serialize, S::Vec3: serde::Serialize, S::Quat: serde::Serialize",
-            deserialize = "S: serde::Deserialize<'de>, S::Vec3: serde::Deserialize<'de>, S::Quat: serde::Deserialize<'de>"
-        )
-    )
-)]
 pub struct Body<S: Precision> {
     // Primary.
     position: S::Vec3,
@@ -278,6 +266,40 @@ impl<S: Precision> Body<S> {
     #[inline]
     pub fn angular_velocity(&self) -> S::Vec3 {
         self.angular_velocity
+    }
+
+    /// The angular velocity in **body** coordinates, `ω_body = Rᵀ ω`: the world angular
+    /// velocity [`angular_velocity`](Body::angular_velocity) written along the body's own
+    /// axes (what a gyroscope fixed to the body reads, and the `ω` of Euler's equations
+    /// `I ω̇ + ω × I ω = τ_body`). It turns back into the world one by `R`:
+    /// `ω = R ω_body`.
+    ///
+    /// A body turned a quarter turn about z (so its x axis points along world y) and spun
+    /// about world x spins about its own −y axis:
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::{DQuat, DVec3};
+    ///
+    /// let mut body = DRigidBody::new(1.0, Inertia::diagonal(1.0, 2.0, 3.0));
+    /// body.set_orientation(DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2));
+    /// body.set_angular_velocity(DVec3::new(3.0, 0.0, 0.0));
+    /// assert!(body.angular_velocity_body().abs_diff_eq(DVec3::new(0.0, -3.0, 0.0), 1e-15));
+    /// // L_body = I ω_body with the body-frame tensor diag(1, 2, 3).
+    /// assert!(body.angular_momentum_body().abs_diff_eq(DVec3::new(0.0, -6.0, 0.0), 1e-14));
+    /// ```
+    #[inline]
+    pub fn angular_velocity_body(&self) -> S::Vec3 {
+        self.rotation.transpose_mul_vec3(self.angular_velocity)
+    }
+
+    /// The angular momentum in **body** coordinates, `L_body = Rᵀ L = I ω_body`, with `I`
+    /// the body-frame [`inertia`](Body::inertia) tensor; `L = R L_body`. Unlike the world
+    /// `L`, it changes under free rotation (its length does not). See
+    /// [`angular_velocity_body`](Body::angular_velocity_body) for an example.
+    #[inline]
+    pub fn angular_momentum_body(&self) -> S::Vec3 {
+        self.rotation.transpose_mul_vec3(self.angular_momentum)
     }
 
     /// The spin `dq/dt = ½ ω q`, with `ω` the pure quaternion `(0, ωx, ωy, ωz)`.
@@ -599,11 +621,6 @@ impl<S: Precision> State for Body<S> {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "kebab-case")
-)]
 pub enum OrientationUpdate {
     /// The article's update: `q ← (q + spin·dt) / |q + spin·dt|`.
     ///
@@ -700,6 +717,60 @@ mod serde_impl {
     use crate::rigid::inertia::serde_impl::Entries;
     use crate::rigid::{Inertia, InertiaError, Precision, Quaternion};
     use core::fmt;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    // Written out rather than derived on `Body` and `OrientationUpdate` (what
+    // `#[serde(try_from, into)]` and `#[serde(rename_all = "kebab-case")]` would generate)
+    // so that docs.rs labels them as needing the `serde` feature.
+    impl<S> Serialize for Body<S>
+    where
+        S: Precision + Serialize,
+        S::Vec3: Serialize,
+        S::Quat: Serialize,
+    {
+        fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+            BodyData::from(*self).serialize(serializer)
+        }
+    }
+
+    impl<'de, S> Deserialize<'de> for Body<S>
+    where
+        S: Precision + Deserialize<'de>,
+        S::Vec3: Deserialize<'de>,
+        S::Quat: Deserialize<'de>,
+    {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let data = BodyData::deserialize(deserializer)?;
+            Body::try_from(data).map_err(serde::de::Error::custom)
+        }
+    }
+
+    /// [`OrientationUpdate`] as its kebab-case name.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "OrientationUpdate", rename_all = "kebab-case")]
+    enum UpdateName {
+        Additive,
+        Exponential,
+    }
+
+    impl Serialize for OrientationUpdate {
+        fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+            match self {
+                OrientationUpdate::Additive => UpdateName::Additive,
+                OrientationUpdate::Exponential => UpdateName::Exponential,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for OrientationUpdate {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            Ok(match UpdateName::deserialize(deserializer)? {
+                UpdateName::Additive => OrientationUpdate::Additive,
+                UpdateName::Exponential => OrientationUpdate::Exponential,
+            })
+        }
+    }
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(

@@ -54,14 +54,6 @@ use glam::{DMat3, DQuat, DVec3};
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "serde_impl::Entries<f64>",
-        into = "serde_impl::Entries<f64>"
-    )
-)]
 pub struct Inertia {
     tensor: DMat3,
     inverse: DMat3,
@@ -556,6 +548,22 @@ pub(crate) mod serde_impl {
     use super::{Inertia, InertiaError};
     use crate::Scalar;
     use glam::DMat3;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    // Written out rather than derived on `Inertia` (what `#[serde(try_from, into)]` would
+    // generate) so that docs.rs labels them as needing the `serde` feature.
+    impl Serialize for Inertia {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Entries::<f64>::from(*self).serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Inertia {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let entries = Entries::<f64>::deserialize(deserializer)?;
+            Inertia::try_from(entries).map_err(serde::de::Error::custom)
+        }
+    }
 
     /// The six entries of a symmetric tensor, in the precision `S` of whoever holds it: `f64`
     /// for an [`Inertia`], the body's precision for a [`Body`](crate::rigid::Body).

@@ -190,6 +190,10 @@ pub trait Quaternion:
     fn conjugate(self) -> Self;
     /// The length `√(w² + x² + y² + z²)`.
     fn length(self) -> Self::Scalar;
+    /// The dot product of the two as 4-vectors, `w₀w₁ + x₀x₁ + y₀y₁ + z₀z₁`: the cosine of
+    /// half the angle between two unit quaternions, negative when they lie in opposite
+    /// hemispheres.
+    fn dot(self, other: Self) -> Self::Scalar;
     /// The quaternion scaled to unit length (not finite if the length is zero).
     fn normalize(self) -> Self;
 }
@@ -298,6 +302,10 @@ macro_rules! forward_to_glam {
                 <$q>::length(self)
             }
             #[inline]
+            fn dot(self, other: Self) -> $s {
+                <$q>::dot(self, other)
+            }
+            #[inline]
             fn normalize(self) -> Self {
                 <$q>::normalize(self)
             }
@@ -317,7 +325,10 @@ macro_rules! forward_to_glam {
             }
             #[inline]
             fn transpose_mul_vec3(self, v: $v) -> $v {
-                <$m>::transpose_mul_vec3(&self, v)
+                // glam's own body, written out: glam 0.33 calls it `mul_transpose_vec3`,
+                // 0.34.2 renamed it `transpose_mul_vec3` and deprecated the old name, so
+                // neither name compiles warning-free on every glam the crate accepts.
+                <$v>::new(self.x_axis.dot(v), self.y_axis.dot(v), self.z_axis.dot(v))
             }
             #[inline]
             fn is_finite(self) -> bool {

@@ -73,8 +73,31 @@ use core::cmp::Ordering;
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Splitting;
+
+/// Serialized as the unit struct `Splitting` (what `#[derive]` would generate; written out
+/// so that docs.rs labels it as needing the `serde` feature).
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::Splitting;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Splitting")]
+    struct Unit;
+
+    impl Serialize for Splitting {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Unit.serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Splitting {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            Unit::deserialize(deserializer).map(|Unit| Splitting)
+        }
+    }
+}
 
 impl<S: Precision> Integrator<Body<S>> for Splitting {
     #[inline]
