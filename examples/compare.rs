@@ -15,7 +15,7 @@
 //! `nan` for what it could not compute and says why on stderr.
 
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, State, StepError, Trajectory};
+use timestep::{Method, Particle, StepError, Trajectory};
 
 struct Experiment {
     name: &'static str,

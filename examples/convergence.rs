@@ -18,7 +18,7 @@
 //! order with three decimals (`nan` if a run failed).
 
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, State, StepError, Trajectory};
+use timestep::{Method, Particle, StepError, Trajectory};
 
 struct Problem {
     name: &'static str,

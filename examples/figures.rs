@@ -33,9 +33,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use timestep::analytic::DampedOscillator;
 use timestep::rigid::{DRigidBody, Inertia, Splitting};
-use timestep::{
-    ExplicitEuler, Integrator, Midpoint, Particle, Rk4, SemiImplicitEuler, State, Trajectory,
-};
+use timestep::{ExplicitEuler, Integrator, Midpoint, Particle, Rk4, SemiImplicitEuler, Trajectory};
 
 /// Errors of any kind, as `main` reports them.
 type Result<T> = std::result::Result<T, Box<dyn Error>>;

@@ -22,7 +22,7 @@
 //! seed 2024 by default).
 
 use std::process::ExitCode;
-use timestep::{FixedTimestep, Integrator, Interpolate, Particle, SemiImplicitEuler, State};
+use timestep::{FixedTimestep, Integrator, Interpolate, Particle, SemiImplicitEuler};
 
 const DT: f64 = 1.0 / 100.0;
 const STIFFNESS: f64 = 15.0;

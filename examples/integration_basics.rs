@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo run --release --example integration_basics`.
 
-use timestep::{ExplicitEuler, Integrator, Particle, State};
+use timestep::{ExplicitEuler, Integrator, Particle};
 
 const FORCE: f32 = 10.0;
 const MASS: f32 = 1.0;

@@ -27,7 +27,7 @@ use std::fmt::LowerExp;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, Scalar, State, Trajectory, VectorSpace};
+use timestep::{Method, Particle, Scalar, Trajectory, VectorSpace};
 
 const FLAGS: [&str; 10] = [
     "--method",

@@ -2,7 +2,7 @@
 //! [`InterpolateMotion`]: the same with their velocities (Hermite), and extrapolation.
 
 use crate::rigid::{Body, Precision, Quaternion};
-use crate::{Particle, Scalar, State, VectorSpace};
+use crate::{Particle, Scalar, VectorSpace};
 use glam::{DQuat, DVec2, DVec3, DVec4, Quat, Vec2, Vec3, Vec3A, Vec4};
 use num_traits::{Float, One, Zero};
 

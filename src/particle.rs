@@ -103,6 +103,13 @@ impl<V: VectorSpace> Particle<V> {
         self.position
     }
 
+    /// The velocity `v = p / m` (the same as [`State::velocity`], without needing the
+    /// trait in scope).
+    #[inline]
+    pub fn velocity(&self) -> V {
+        self.velocity
+    }
+
     /// The momentum `p = m v`.
     #[inline]
     pub fn momentum(&self) -> V {

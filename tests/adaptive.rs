@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 use timestep::adaptive::{Adaptive, AdaptiveError, Statistics, Tolerances};
-use timestep::{Bs3, Dopri5, InPlace, Particle, State};
+use timestep::{Bs3, Dopri5, InPlace, Particle};
 
 const MU: f64 = 0.012277471;
 const ARENSTORF_START: [f64; 4] = [0.994, 0.0, 0.0, -2.001_585_106_379_082_5];

@@ -10,7 +10,7 @@ mod common;
 use approx::assert_relative_eq;
 use common::{log_log_slope, methods, order, spring};
 use timestep::analytic::DampedOscillator;
-use timestep::{Integrator, Method, Particle, State};
+use timestep::{Integrator, Method, Particle};
 
 const STIFFNESS: f64 = 10.0;
 const DURATION: f64 = 5.0;

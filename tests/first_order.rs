@@ -138,7 +138,7 @@ fn partitioned_methods_reduce_to_runge_kutta_methods_on_first_order_states() {
 /// dt 0.1 over 10 s).
 #[test]
 fn the_rotation_as_a_particle_keeps_semi_implicit_euler_bounded() {
-    use timestep::{Particle, SemiImplicitEuler, State};
+    use timestep::{Particle, SemiImplicitEuler};
     let unit_spring = |p: &Particle<f64>, _t: f64| -p.position();
     let dt = 0.1_f64;
     let mut particle = Particle::new(1.0, 1.0, 0.0);
@@ -287,7 +287,7 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
 /// order on second-order systems (tests/convergence.rs).
 #[test]
 fn time_dependent_forces_on_a_particle_converge_at_each_method_s_order() {
-    use timestep::{Particle, State};
+    use timestep::Particle;
     let push = |p: &Particle<f64>, t: f64| p.mass() * t.cos();
     for method in Method::<Particle<f64>>::all() {
         let name = method.name();

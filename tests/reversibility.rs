@@ -7,7 +7,7 @@
 //! linear or not. Non-symmetric methods (explicit Euler, RK4) leave an error of their
 //! truncation order instead.
 
-use timestep::{ExplicitEuler, Integrator, Particle, PositionVerlet, Rk4, State, Verlet};
+use timestep::{ExplicitEuler, Integrator, Particle, PositionVerlet, Rk4, Verlet};
 
 const DT: f64 = 0.01;
 const STEPS: usize = 1000;

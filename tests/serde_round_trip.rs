@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use timestep::rigid::{DRigidBody, Inertia, OrientationUpdate, RigidBody, Splitting};
 use timestep::{
     BackwardEuler, Derivative, ExplicitEuler, FixedTimestep, Integrator, Method, MethodKind,
-    NoVelocity, Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, Stepper, Structure,
-    Verlet,
+    NoVelocity, Particle, PositionVerlet, Rk4, SemiImplicitEuler, Stepper, Structure, Verlet,
 };
 
 fn round_trip<T: Serialize + DeserializeOwned>(value: &T) -> T {

@@ -10,7 +10,7 @@ mod common;
 use approx::assert_relative_eq;
 use common::{energy, spring};
 use timestep::{
-    BackwardEuler, Integrator, Jacobian, Method, Particle, State, StepError, Stepper, WithJacobian,
+    BackwardEuler, Integrator, Jacobian, Method, Particle, StepError, Stepper, WithJacobian,
 };
 
 const K: f64 = 1.0e6;
