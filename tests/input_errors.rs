@@ -202,6 +202,8 @@ fn method_names_round_trip() {
             "verlet",
             "position-verlet",
             "backward-euler",
+            "bs3",
+            "dopri5",
         ]
     );
     for (name, listed) in M::NAMES.iter().zip(M::all()) {
