@@ -389,7 +389,7 @@ pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
     BackwardEuler, Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Integrator, Memoryless,
     Method, MethodKind, Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme,
-    SemiImplicitEuler, Stepper, Tableau, Verlet, WithJacobian,
+    SemiImplicitEuler, Stepper, Tableau, Tsit5, Verlet, WithJacobian,
 };
 pub use linalg::{Jacobian, Structure};
 

@@ -204,6 +204,7 @@ fn method_names_round_trip() {
             "backward-euler",
             "bs3",
             "dopri5",
+            "tsit5",
         ]
     );
     for (name, listed) in M::NAMES.iter().zip(M::all()) {

@@ -9,6 +9,7 @@ mod stepper;
 
 pub use explicit_rk::{
     Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, RkWorkspace, Tableau,
+    Tsit5,
 };
 pub(crate) use explicit_rk::{Stages, combination};
 pub use implicit::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};

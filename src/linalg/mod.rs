@@ -10,6 +10,7 @@ mod jacobian;
 pub use jacobian::{Jacobian, Structure};
 
 pub(crate) use buffer::Buffer;
+use buffer::INLINE_MATRIX;
 
 use crate::{Scalar, StepError};
 
@@ -19,7 +20,7 @@ use crate::{Scalar, StepError};
 pub(crate) struct Matrix<T: Scalar> {
     structure: Structure,
     dim: usize,
-    entries: Buffer<T>,
+    entries: Buffer<T, INLINE_MATRIX>,
     pivots: Buffer<usize>,
 }
 

@@ -5,7 +5,7 @@ mod methods;
 mod pairs;
 
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
-pub use pairs::{Bs3, Dopri5, EmbeddedPair};
+pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 
 use super::{Memoryless, Properties, Scheme};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
