@@ -45,6 +45,16 @@ pub enum StepError {
         /// The time step given.
         dt: f64,
     },
+    /// A step from a finite state made a quantity the state promises to keep finite
+    /// infinite or `NaN` (a rigid body's orientation, when `|ω| dt` or `ω` itself
+    /// overflows); the state is left as it was.
+    Overflow {
+        /// What overflowed, e.g. `"orientation"`.
+        quantity: &'static str,
+        /// The value that overflowed (for an orientation: the largest coordinate of
+        /// `ω · dt`, in radians).
+        value: f64,
+    },
     /// Backward Euler's Newton iteration did not reach its tolerance.
     NotConverged {
         /// Iterations made.
@@ -87,6 +97,11 @@ impl fmt::Display for StepError {
                 Number(span),
                 Number((span / dt).abs()),
                 Number(crate::trajectory::MAX_STEPS as f64)
+            ),
+            StepError::Overflow { quantity, value } => write!(
+                f,
+                "the step overflowed the {quantity} (at {}): the state is too large for its precision or dt too long; the state is left as it was",
+                Number(value)
             ),
             StepError::NotConverged {
                 iterations,
@@ -209,15 +224,15 @@ impl fmt::Display for MassError {
 impl core::error::Error for MassError {}
 
 /// A number for an error message: as `{}` prints it when that is short (zero, infinities,
-/// `NaN`, and magnitudes from 10⁻⁴ to 10¹⁶), in exponent notation otherwise, so that 10³⁰⁰
-/// prints as `1e300` and not as 301 digits.
+/// `NaN`, and magnitudes from 10⁻⁴ up to 10⁹), in exponent notation otherwise, so that
+/// 10³⁰⁰ prints as `1e300` and not as 301 digits.
 #[derive(Clone, Copy)]
 pub(crate) struct Number(pub(crate) f64);
 
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let magnitude = self.0.abs();
-        if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e16).contains(&magnitude) {
+        if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e9).contains(&magnitude) {
             write!(f, "{}", self.0)
         } else {
             write!(f, "{:e}", self.0)

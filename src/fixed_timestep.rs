@@ -145,6 +145,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(clock.max_steps(), 30);
     /// ```
     #[track_caller]
+    #[must_use]
     pub fn new(dt: S) -> Self {
         match Self::try_new(dt) {
             Ok(clock) => clock,

@@ -156,7 +156,8 @@ where
     fn interpolate(&self, other: &Self, alpha: Self::Scalar) -> Self {
         let mut blend = *self;
         blend.set_position(self.position().interpolate(&other.position(), alpha));
-        blend.set_momentum(self.momentum().interpolate(&other.momentum(), alpha));
+        // Unchecked, as a kick is: a blend of two states of one particle.
+        blend.kick_to(self.momentum().interpolate(&other.momentum(), alpha));
         blend
     }
 }

@@ -4,6 +4,7 @@
 use super::{Inertia, InertiaError, Matrix3, Precision, Quaternion, Vector3};
 use crate::{Derivative, MassError, State, VectorSpace};
 use core::fmt;
+use num_traits::Float;
 
 /// A rigid body in single precision: glam `Vec3`, `Quat`, `Mat3`. See [`Body`].
 pub type RigidBody = Body<f32>;
@@ -89,12 +90,10 @@ pub type DRigidBody = Body<f64>;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Deserialize),
     serde(
         try_from = "serde_impl::BodyData<S>",
-        into = "serde_impl::BodyData<S>",
         bound(
-            serialize = "S: serde::Serialize, S::Vec3: serde::Serialize, S::Quat: serde::Serialize",
             deserialize = "S: serde::Deserialize<'de>, S::Vec3: serde::Deserialize<'de>, S::Quat: serde::Deserialize<'de>"
         )
     )
@@ -129,6 +128,7 @@ impl<S: Precision> Body<S> {
     ///
     /// When [`try_new`](Body::try_new) returns an error, with its message.
     #[track_caller]
+    #[must_use]
     pub fn new(mass: S, inertia: Inertia) -> Self {
         match Self::try_new(mass, inertia) {
             Ok(body) => body,
@@ -397,11 +397,13 @@ impl<S: Precision> Body<S> {
         self.set_momentum(velocity * self.mass);
     }
 
-    /// Turns the body to `orientation`, normalized to unit length.
+    /// Turns the body to `orientation`, normalized to unit length (any finite non-zero
+    /// quaternion, however large or small its coordinates).
     ///
     /// # Panics
     ///
-    /// If `orientation` has zero length or a non-finite coordinate: it names no rotation.
+    /// If `orientation` is zero or has a non-finite coordinate: it names no rotation. The
+    /// message gives the quaternion.
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};
@@ -413,9 +415,9 @@ impl<S: Precision> Body<S> {
     /// ```
     #[track_caller]
     pub fn set_orientation(&mut self, orientation: S::Quat) {
-        let length = orientation.length();
+        let largest = orientation.max_abs();
         assert!(
-            length.is_finite() && length > S::zero(),
+            largest.is_finite() && largest > S::zero(),
             "rigid body: an orientation must be a finite, non-zero quaternion, got {orientation:?}"
         );
         self.orientation = orientation.normalize();
@@ -490,6 +492,19 @@ impl<S: Precision> Body<S> {
         self.recalculate();
     }
 
+    /// [`StepError::Overflow`] if the orientation is not finite: what a step that turned a
+    /// body by an `ω` or an `ω · dt` beyond the range of its floats leaves (every other
+    /// turn leaves a unit quaternion). O(1): four comparisons. For integrators to check
+    /// after a step, restoring the state they started from on an error.
+    #[inline]
+    pub(crate) fn check_orientation(&self, dt: S) -> Result<(), crate::StepError> {
+        if self.orientation.is_finite() {
+            Ok(())
+        } else {
+            Err(orientation_overflow(self.angular_velocity, dt))
+        }
+    }
+
     /// The primary part of a drift: positions along `velocity`, orientation by `spin`.
     #[inline]
     fn move_along(&mut self, velocity: S::Vec3, spin: S::Quat, dt: S) {
@@ -507,10 +522,9 @@ impl<S: Precision> Body<S> {
 
 /// Refuses an inertia tensor whose moments, entries or inverse do not fit in `S`.
 fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
-    let moments_fit = S::vec3(inertia.principal_moments())
-        .to_array()
-        .iter()
-        .all(|&m| m.is_finite() && m > S::zero());
+    let moments = S::vec3(inertia.principal_moments()).to_array();
+    let moments_fit = moments.iter().all(|&m| m.is_finite() && m > S::zero())
+        && (moments[0] + moments[1] + moments[2]).is_finite();
     if moments_fit
         && S::mat3(inertia.tensor()).is_finite()
         && S::mat3(inertia.inverse()).is_finite()
@@ -521,6 +535,16 @@ fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
             moments: inertia.principal_moments().to_array(),
             precision: S::NAME,
         })
+    }
+}
+
+/// The error for an orientation that overflowed, out of line and cold.
+#[cold]
+#[inline(never)]
+fn orientation_overflow<V: VectorSpace>(angular_velocity: V, dt: V::Scalar) -> crate::StepError {
+    crate::StepError::Overflow {
+        quantity: "orientation",
+        value: crate::Scalar::to_f64(angular_velocity.max_abs() * dt.abs()),
     }
 }
 
@@ -634,15 +658,60 @@ impl OrientationUpdate {
     /// `q` turned by `spin` over `dt`, normalized.
     #[inline]
     fn turn<Q: Quaternion>(self, q: Q, spin: Q, dt: Q::Scalar) -> Q {
+        let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
         match self {
-            OrientationUpdate::Additive => q.add_scaled(spin, dt).normalize(),
+            OrientationUpdate::Additive => {
+                let sum = q.add_scaled(spin, dt);
+                let length = sum.length();
+                // The common case, as `sum.normalize()` does it; anything else (a length
+                // whose square overflowed or underflowed, or `spin · dt` itself overflowed)
+                // out of line.
+                let (low, high) = length_range::<Q::Scalar>();
+                if length >= low && length <= high {
+                    sum.scale(length.recip())
+                } else {
+                    additive_turn_scaled(q, spin, dt)
+                }
+            }
             OrientationUpdate::Exponential => {
-                let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
                 let omega = (spin * q.conjugate()).xyz() * two;
-                (Q::from_scaled_axis(omega * dt) * q).normalize()
+                let turn = omega * dt;
+                if turn.is_finite() && turn.length() <= length_range::<Q::Scalar>().1 {
+                    (Q::from_scaled_axis(turn) * q).normalize()
+                } else {
+                    // |ω dt| beyond √MAX radians (10¹⁵⁴ in f64, 1.8·10¹⁹ in f32) has no
+                    // meaningful angle: its rounding alone is many turns. Turn as the
+                    // additive update does there, by its limit: half a turn about ω.
+                    additive_turn_scaled(q, spin, dt)
+                }
             }
         }
     }
+}
+
+/// The lengths `[√MIN_POSITIVE, √MAX]` of `S` between which a squared length neither
+/// overflows nor underflows.
+#[inline(always)]
+fn length_range<S: num_traits::Float>() -> (S, S) {
+    (S::min_positive_value().sqrt(), S::max_value().sqrt())
+}
+
+/// `(q + spin · dt) / |q + spin · dt|` without overflow: both terms divided first by
+/// `max(1, |spin|∞) · max(1, |dt|)` (a positive factor, so the direction is the same),
+/// which keeps every coordinate within `[−2, 2]`. For any finite spin and `dt` this is a
+/// unit quaternion (when `spin · dt` overflows, the direction of the spin, the limit of
+/// the additive update); a spin with an infinite or `NaN` coordinate gives `NaN`.
+#[cold]
+#[inline(never)]
+fn additive_turn_scaled<Q: Quaternion>(q: Q, spin: Q, dt: Q::Scalar) -> Q {
+    let one = <Q::Scalar as num_traits::One>::one();
+    let by_spin = spin.max_abs().max(one);
+    let by_dt = dt.abs().max(one);
+    let sum = q
+        .scale(by_spin.recip())
+        .scale(by_dt.recip())
+        .add(spin.scale(by_spin.recip()).scale(dt / by_dt));
+    sum.normalize()
 }
 
 /// Why a rigid body could not be made.
@@ -686,7 +755,12 @@ impl fmt::Display for BodyError {
 
 impl core::error::Error for BodyError {}
 
-/// Serde goes through [`Inertia`]'s checks and [`Body::try_new`]. Stored: the mass, the
+/// Serde goes through [`Inertia`]'s checks and [`Body::try_new`]. Non-finite states are
+/// refused both ways: saving one is an error (JSON would write `null`, which no float
+/// reads back), and so is loading one (a coordinate that overflows the body's precision
+/// as it is read, such as `1e39` in an `f32` body, is infinite). In JSON, the bit-exact
+/// round trip needs serde_json's `float_roundtrip` feature (its default parser may read
+/// a float one ulp off; such a body still loads). Stored: the mass, the
 /// tensor in the body's own precision (the six entries of [`Inertia`]'s own form), the
 /// orientation update, and the four primary quantities, the orientation as `[x, y, z, w]`.
 /// The constants and secondary quantities are computed again from them, exactly as the
@@ -697,6 +771,7 @@ impl core::error::Error for BodyError {}
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{Body, BodyError, OrientationUpdate};
+    use crate::VectorSpace;
     use crate::rigid::inertia::serde_impl::Entries;
     use crate::rigid::{Inertia, InertiaError, Precision, Quaternion};
     use core::fmt;
@@ -721,6 +796,43 @@ mod serde_impl {
         angular_momentum: S::Vec3,
     }
 
+    impl<S: Precision> serde::Serialize for Body<S>
+    where
+        S: serde::Serialize,
+        S::Vec3: serde::Serialize,
+        S::Quat: serde::Serialize,
+    {
+        fn serialize<Ser: serde::Serializer>(
+            &self,
+            serializer: Ser,
+        ) -> Result<Ser::Ok, Ser::Error> {
+            let data = BodyData::from(*self);
+            if let Some(quantity) = data.not_finite() {
+                return Err(<Ser::Error as serde::ser::Error>::custom(format_args!(
+                    "rigid body: cannot save a {quantity} that is not finite"
+                )));
+            }
+            data.serialize(serializer)
+        }
+    }
+
+    impl<S: Precision> BodyData<S> {
+        /// The first primary quantity with an infinite or `NaN` coordinate.
+        fn not_finite(&self) -> Option<&'static str> {
+            if !self.position.is_finite() {
+                Some("position")
+            } else if !self.momentum.is_finite() {
+                Some("momentum")
+            } else if !self.orientation.is_finite() {
+                Some("orientation")
+            } else if !self.angular_momentum.is_finite() {
+                Some("angular momentum")
+            } else {
+                None
+            }
+        }
+    }
+
     /// Why a serialized rigid body was refused.
     #[derive(Debug)]
     pub enum InvalidBody {
@@ -728,6 +840,8 @@ mod serde_impl {
         Body(BodyError),
         /// The length of the orientation quaternion.
         Orientation(f64),
+        /// The quantity that is not finite.
+        NotFinite(&'static str),
     }
 
     impl fmt::Display for InvalidBody {
@@ -737,7 +851,12 @@ mod serde_impl {
                 InvalidBody::Body(error) => write!(f, "rigid body: {error}"),
                 InvalidBody::Orientation(length) => write!(
                     f,
-                    "rigid body: orientation must be a unit quaternion [x, y, z, w], got one of length {length} (normalize it first)"
+                    "rigid body: orientation must be a unit quaternion [x, y, z, w], got one of length {} (normalize it first)",
+                    crate::error::Number(*length)
+                ),
+                InvalidBody::NotFinite(quantity) => write!(
+                    f,
+                    "rigid body: {quantity} must be finite (a number too large for the body's precision reads as infinite)"
                 ),
             }
         }
@@ -761,6 +880,9 @@ mod serde_impl {
         type Error = InvalidBody;
 
         fn try_from(data: BodyData<S>) -> Result<Self, Self::Error> {
+            if let Some(quantity) = data.not_finite() {
+                return Err(InvalidBody::NotFinite(quantity));
+            }
             let inertia = Inertia::try_from_tensor(data.inertia.tensor(), S::epsilon().to_f64())
                 .map_err(InvalidBody::Inertia)?;
             let mut body = Body::try_new(data.mass, inertia).map_err(InvalidBody::Body)?;

@@ -45,7 +45,9 @@ use core::cmp::Ordering;
 /// As for every [`Integrator`]: `dt = 0` does nothing, a negative `dt` steps backwards
 /// (exactly undoing a forward step, up to rounding, when the forces do not depend on
 /// velocities), and a non-finite `t` or `dt` is refused with
-/// [`StepError::NonFiniteTime`].
+/// [`StepError::NonFiniteTime`]. A step whose rotation angle `|L| dt / I` overflows (or
+/// whose `ω` is not finite) is refused with [`StepError::Overflow`], the body left as it
+/// was; that check is four comparisons a step.
 ///
 /// Use it for bodies that spin freely for a long time (tumbling debris, satellites,
 /// thrown tools); for short transients under strong, smooth torques [`Rk4`](crate::Rk4)
@@ -86,9 +88,14 @@ impl<S: Precision> Integrator<Body<S>> for Splitting {
         dt: S,
     ) -> Result<(), StepError> {
         if should_step(t, dt)? {
+            let before = *body;
             let start = forces.force(body, t);
             body.kick(start, half(dt));
             fly_freely(body, dt);
+            if let Err(error) = body.check_orientation(dt) {
+                *body = before;
+                return Err(error);
+            }
             let end = forces.force(body, t + dt);
             body.kick(end, half(dt));
         }
