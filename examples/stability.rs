@@ -18,6 +18,8 @@
 //! (k ≤ 80000) for RK4, never for explicit Euler, midpoint and improved Euler, always for
 //! backward Euler.
 
+mod cli;
+
 use timestep::{Integrator, Method, Particle, StepError};
 
 const DT: f64 = 0.01;
@@ -94,6 +96,11 @@ fn max_stable_k(name: &str) -> Result<f64, StepError> {
 }
 
 fn main() {
+    cli::parse(
+        "stability",
+        "CSV method,dt,max_stable_k: the stiffest undamped spring each method keeps bounded at dt = 0.01; takes no flags",
+        &[],
+    );
     println!("method,dt,max_stable_k");
     for name in Method::<Particle<f64>>::NAMES {
         let column = match max_stable_k(name) {
