@@ -193,15 +193,7 @@ impl<V: VectorSpace> Particle<V> {
     #[inline]
     pub fn try_set_momentum(&mut self, momentum: V) -> Result<(), MassError> {
         let velocity = momentum.scale(self.inverse_mass);
-        for i in 0..V::DIM {
-            let (p, v) = (momentum.component(i), velocity.component(i));
-            if p.is_finite() && p != V::Scalar::zero() && !(v.is_finite() && v.is_normal()) {
-                return Err(MassError::MomentumOutOfRange {
-                    mass: self.mass.to_f64(),
-                    velocity: p.to_f64() / self.mass.to_f64(),
-                });
-            }
-        }
+        check_velocity(self.mass, momentum, velocity)?;
         self.momentum = momentum;
         self.velocity = velocity;
         Ok(())
@@ -235,9 +227,29 @@ impl<V: VectorSpace> Particle<V> {
     }
 }
 
-/// Refuses a pair (`velocity`, `momentum`) of which one coordinate is finite and non-zero
-/// and the other overflowed, or underflowed to zero or a subnormal number.
-fn check_momentum<V: VectorSpace>(
+/// Refuses a velocity `p / m` of which a coordinate overflowed, or underflowed to zero or a
+/// subnormal number, from a finite non-zero momentum; the error names the velocity `p / m`
+/// as computed in `f64`.
+pub(crate) fn check_velocity<V: VectorSpace>(
+    mass: V::Scalar,
+    momentum: V,
+    velocity: V,
+) -> Result<(), MassError> {
+    for i in 0..V::DIM {
+        let (p, v) = (momentum.component(i), velocity.component(i));
+        if p.is_finite() && p != V::Scalar::zero() && !(v.is_finite() && v.is_normal()) {
+            return Err(MassError::MomentumOutOfRange {
+                mass: mass.to_f64(),
+                velocity: p.to_f64() / mass.to_f64(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a momentum `m·v` of which a coordinate overflowed, or underflowed to zero or a
+/// subnormal number, from a finite non-zero velocity.
+pub(crate) fn check_momentum<V: VectorSpace>(
     mass: V::Scalar,
     velocity: V,
     momentum: V,

@@ -286,16 +286,16 @@ fn a_body_whose_spin_dt_squared_overflows_keeps_a_unit_orientation_f64() {
     }
 }
 
-/// An ω that overflows (|L| / I beyond the largest f64) cannot turn the body to any
-/// orientation: `Splitting` refuses the step, naming the orientation, and leaves the body
-/// as it was.
+/// A rotation angle `|L| dt / I` that overflows (ω = 10³⁰⁵ rad/s for 10¹⁰ s) names no
+/// orientation: `Splitting` turned the body to `NaN` and returned `Ok`. It refuses the
+/// step, naming the orientation, and leaves the body exactly as it was.
 #[test]
 fn splitting_refuses_a_rotation_that_overflows() {
     let mut body = DRigidBody::new(1.0, Inertia::diagonal(1e-300, 1e-300, 1e-300));
-    body.set_angular_momentum(DVec3::new(1e20, 0.0, 0.0)); // ω = 10³²⁰: infinite
+    body.set_angular_momentum(DVec3::new(1e5, 0.0, 0.0));
     let before = format!("{body:?}");
     let error = Splitting
-        .step(&mut body, &free::<f64>, 0.0, 0.01)
+        .step(&mut body, &free::<f64>, 0.0, 1e10)
         .unwrap_err();
     assert!(
         matches!(
@@ -309,6 +309,17 @@ fn splitting_refuses_a_rotation_that_overflows() {
     );
     assert!(error.to_string().contains("orientation"), "{error}");
     assert_eq!(format!("{body:?}"), before);
+    // The additive update of the other methods turns by its limit there, half a turn
+    // about ω, and stays a unit quaternion.
+    for mut method in Method::<DRigidBody>::all() {
+        let mut other = body;
+        if method.step(&mut other, &free::<f64>, 0.0, 1e10).is_ok() {
+            assert!(
+                (other.orientation().length() - 1.0).abs() < 1e-12,
+                "{method}"
+            );
+        }
+    }
 }
 
 /// Tensors whose trace (the sum of the principal moments) overflows were accepted.
@@ -364,6 +375,43 @@ fn a_particle_whose_momentum_is_out_of_range_is_refused() {
     // Zero and the ordinary range are fine.
     assert!(Particle::try_new(1e-300, 0.0, 0.0).is_ok());
     assert!(Particle::try_new(1e150, 0.0, 1e150).is_ok());
+}
+
+/// The same for rigid bodies, and for their angular quantities: an `L` whose `ω = I⁻¹ L`
+/// overflows (a tiny moment) was accepted, and the next drift turned the orientation to
+/// `NaN`.
+#[test]
+fn a_body_refuses_velocities_and_angular_velocities_out_of_range() {
+    let mut heavy = DRigidBody::new(1e300, Inertia::cube(1.0, 1.0));
+    let before = format!("{heavy:?}");
+    let error = heavy
+        .try_set_velocity(DVec3::new(1e10, 0.0, 0.0))
+        .unwrap_err();
+    assert!(matches!(
+        error,
+        BodyError::Mass(MassError::MomentumOutOfRange { .. })
+    ));
+    assert_eq!(format!("{heavy:?}"), before);
+    let mut speck = RigidBody::new(1e-30, Inertia::cube(1.0, 1.0));
+    assert!(speck.try_set_momentum(Vec3::new(0.0, 1e10, 0.0)).is_err()); // v = 10⁴⁰ in f32
+    assert!(speck.try_set_velocity(Vec3::new(0.0, 1e-20, 0.0)).is_err()); // p = 10⁻⁵⁰
+
+    let mut needle = DRigidBody::new(1.0, Inertia::diagonal(1e-300, 1e-300, 1e-300));
+    let before = format!("{needle:?}");
+    let error = needle
+        .try_set_angular_momentum(DVec3::new(0.0, 1e20, 0.0))
+        .unwrap_err();
+    assert!(matches!(error, BodyError::Overflow { .. }), "{error:?}");
+    assert_eq!(format!("{needle:?}"), before);
+    let mut planet = RigidBody::new(1.0, Inertia::diagonal(1e30, 1e30, 1e30));
+    assert!(
+        planet
+            .try_set_angular_velocity(Vec3::new(0.0, 0.0, 1e10))
+            .is_err()
+    ); // L = 10⁴⁰
+    // Non-finite values set on purpose are still kept as given.
+    needle.set_angular_momentum(DVec3::new(f64::NAN, 0.0, 0.0));
+    assert!(needle.angular_momentum().x.is_nan());
 }
 
 #[test]
@@ -538,9 +586,24 @@ fn check_body_step<S: timestep::rigid::Precision>(
     let Ok(mut start) = Body::<S>::try_new(c(mass), inertia) else {
         return;
     };
-    start.set_momentum(S::Vec3::new(c(px), c(0.0), c(0.0)));
-    start.set_angular_momentum(S::Vec3::new(c(lx), c(ly), c(0.0)));
     start.set_orientation(S::Quat::from_xyzw(c(0.1), c(0.2), c(0.3), c(0.9)));
+    let momentum = S::Vec3::new(c(px), c(0.0), c(0.0));
+    let angular_momentum = S::Vec3::new(c(lx), c(ly), c(0.0));
+    let set = start
+        .try_set_momentum(momentum)
+        .and_then(|()| start.try_set_angular_momentum(angular_momentum));
+    if set.is_err() {
+        // Refused: a velocity that overflows or underflows, or an angular velocity that
+        // overflows. Then it must have.
+        let v = (momentum * start.inverse_mass()).to_array();
+        let omega = start.inverse_inertia_world() * angular_momentum;
+        let underflow = v[0] != S::zero() && !v[0].is_normal() || v[0] == S::zero() && px != 0.0;
+        assert!(
+            !tame && (!(v[0].is_finite() && omega.is_finite()) || underflow),
+            "{set:?}"
+        );
+        return;
+    }
     let (force, torque) = (
         S::Vec3::new(c(0.0), c(0.0), c(fz)),
         S::Vec3::new(c(tau), c(0.0), c(0.0)),
@@ -687,7 +750,7 @@ where
         } else {
             let slack = S::epsilon().to_f64().sqrt() * dt.abs();
             assert!(
-                step * dt > 0.0 && step.abs() <= dt.abs() + 2.0 * slack,
+                step != 0.0 && step.signum() == dt.signum() && step.abs() <= dt.abs() + 2.0 * slack,
                 "last {step} of {dt}"
             );
         }

@@ -2,6 +2,7 @@
 //! [`OrientationUpdate`].
 
 use super::{Inertia, InertiaError, Matrix3, Precision, Quaternion, Vector3};
+use crate::particle::{check_momentum, check_velocity};
 use crate::{Derivative, MassError, State, VectorSpace};
 use core::fmt;
 use num_traits::Float;
@@ -375,14 +376,44 @@ impl<S: Precision> Body<S> {
 
     /// Sets the momentum, and so the velocity `p / m`. Non-finite coordinates are kept as
     /// given and make the velocity non-finite.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_momentum`](Body::try_set_momentum) refuses it, with its message.
+    #[track_caller]
     pub fn set_momentum(&mut self, momentum: S::Vec3) {
+        if let Err(error) = self.try_set_momentum(momentum) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the momentum, or [`BodyError::Mass`] with
+    /// [`MassError::MomentumOutOfRange`] when the velocity `p / m` of a finite non-zero
+    /// coordinate overflows, or underflows to zero or a subnormal number; the body is
+    /// then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::DVec3;
+    ///
+    /// let mut speck = DRigidBody::new(1e-300, Inertia::cube(1.0, 1.0));
+    /// assert!(speck.try_set_momentum(DVec3::new(1e10, 0.0, 0.0)).is_err()); // v = 10³¹⁰
+    /// assert_eq!(speck.momentum(), DVec3::ZERO);
+    /// ```
+    pub fn try_set_momentum(&mut self, momentum: S::Vec3) -> Result<(), BodyError> {
+        check_velocity(self.mass, momentum, momentum * self.inverse_mass)?;
         self.momentum = momentum;
-        self.recalculate();
+        self.recalculate_rates();
+        Ok(())
     }
 
     /// Sets the velocity of the centre of mass, by setting the momentum to `m v`; the
     /// velocity read back is `p / m`, which can differ from `velocity` in the last bit.
     /// Non-finite coordinates are kept as given.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_velocity`](Body::try_set_velocity) refuses it, with its message.
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};
@@ -393,8 +424,30 @@ impl<S: Precision> Body<S> {
     /// assert_eq!(body.momentum(), DVec3::new(2.0, 0.0, -6.0));
     /// assert_eq!(body.velocity(), DVec3::new(1.0, 0.0, -3.0));
     /// ```
+    #[track_caller]
     pub fn set_velocity(&mut self, velocity: S::Vec3) {
-        self.set_momentum(velocity * self.mass);
+        if let Err(error) = self.try_set_velocity(velocity) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the velocity, or [`BodyError::Mass`] with [`MassError::MomentumOutOfRange`]
+    /// when the momentum `m v` of a finite non-zero coordinate overflows, or underflows to
+    /// zero or a subnormal number; the body is then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{RigidBody, Inertia};
+    /// use glam::Vec3;
+    ///
+    /// let mut heavy = RigidBody::new(1e30, Inertia::cube(1e30, 1.0));
+    /// assert!(heavy.try_set_velocity(Vec3::new(0.0, 1e10, 0.0)).is_err()); // p = 10⁴⁰ in f32
+    /// ```
+    pub fn try_set_velocity(&mut self, velocity: S::Vec3) -> Result<(), BodyError> {
+        let momentum = velocity * self.mass;
+        check_momentum(self.mass, velocity, momentum)?;
+        self.momentum = momentum;
+        self.recalculate_rates();
+        Ok(())
     }
 
     /// Turns the body to `orientation`, normalized to unit length (any finite non-zero
@@ -426,14 +479,55 @@ impl<S: Precision> Body<S> {
 
     /// Sets the angular momentum `L` (world), and so the angular velocity. Non-finite
     /// coordinates are kept as given.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_angular_momentum`](Body::try_set_angular_momentum) refuses it, with
+    /// its message.
+    #[track_caller]
     pub fn set_angular_momentum(&mut self, angular_momentum: S::Vec3) {
+        if let Err(error) = self.try_set_angular_momentum(angular_momentum) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the angular momentum, or [`BodyError::Overflow`] when `L` is finite but the
+    /// angular velocity `ω = I_world⁻¹ L` overflows (a tiny moment of inertia and a large
+    /// `L`); the body is then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{BodyError, DRigidBody, Inertia};
+    /// use glam::DVec3;
+    ///
+    /// let mut needle = DRigidBody::new(1.0, Inertia::diagonal(1e-300, 1e-300, 1e-300));
+    /// let error = needle.try_set_angular_momentum(DVec3::new(1e20, 0.0, 0.0)).unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "the angular velocity I⁻¹ L overflows (from the angular momentum 1e20)"
+    /// );
+    /// ```
+    pub fn try_set_angular_momentum(&mut self, angular_momentum: S::Vec3) -> Result<(), BodyError> {
+        let angular_velocity = self.inverse_inertia_world * angular_momentum;
+        if angular_momentum.is_finite() && !angular_velocity.is_finite() {
+            return Err(BodyError::Overflow {
+                quantity: "angular velocity I⁻¹ L",
+                from: "angular momentum",
+                value: angular_momentum.max_abs().to_f64(),
+            });
+        }
         self.angular_momentum = angular_momentum;
-        self.recalculate();
+        self.recalculate_rates();
+        Ok(())
     }
 
     /// Sets the angular velocity (world), by setting `L = R I Rᵀ ω`; the angular velocity
     /// read back is `I_world⁻¹ L`, equal to `angular_velocity` up to rounding. Non-finite
     /// coordinates make `L` non-finite.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_angular_velocity`](Body::try_set_angular_velocity) refuses it, with
+    /// its message.
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};
@@ -443,9 +537,35 @@ impl<S: Precision> Body<S> {
     /// body.set_angular_velocity(DVec3::new(0.001, 2.0, 0.001));
     /// assert_eq!(body.angular_momentum(), DVec3::new(0.001, 4.0, 0.003));
     /// ```
+    #[track_caller]
     pub fn set_angular_velocity(&mut self, angular_velocity: S::Vec3) {
+        if let Err(error) = self.try_set_angular_velocity(angular_velocity) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the angular velocity, or [`BodyError::Overflow`] when `ω` is finite but the
+    /// angular momentum `L = I_world ω` (or the `ω` read back from it) overflows; the body
+    /// is then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::DVec3;
+    ///
+    /// let mut planet = DRigidBody::new(1.0, Inertia::diagonal(1e300, 1e300, 1e300));
+    /// assert!(planet.try_set_angular_velocity(DVec3::new(0.0, 0.0, 1e10)).is_err());
+    /// ```
+    pub fn try_set_angular_velocity(&mut self, angular_velocity: S::Vec3) -> Result<(), BodyError> {
         let world_inertia = self.rotation * self.inertia * self.rotation.transpose();
-        self.set_angular_momentum(world_inertia * angular_velocity);
+        let angular_momentum = world_inertia * angular_velocity;
+        if angular_velocity.is_finite() && !angular_momentum.is_finite() {
+            return Err(BodyError::Overflow {
+                quantity: "angular momentum I ω",
+                from: "angular velocity",
+                value: angular_velocity.max_abs().to_f64(),
+            });
+        }
+        self.try_set_angular_momentum(angular_momentum)
     }
 
     /// The kinetic energy, `½ p·v + ½ L·ω`.
@@ -492,19 +612,6 @@ impl<S: Precision> Body<S> {
         self.recalculate();
     }
 
-    /// [`StepError::Overflow`] if the orientation is not finite: what a step that turned a
-    /// body by an `ω` or an `ω · dt` beyond the range of its floats leaves (every other
-    /// turn leaves a unit quaternion). O(1): four comparisons. For integrators to check
-    /// after a step, restoring the state they started from on an error.
-    #[inline]
-    pub(crate) fn check_orientation(&self, dt: S) -> Result<(), crate::StepError> {
-        if self.orientation.is_finite() {
-            Ok(())
-        } else {
-            Err(orientation_overflow(self.angular_velocity, dt))
-        }
-    }
-
     /// The primary part of a drift: positions along `velocity`, orientation by `spin`.
     #[inline]
     fn move_along(&mut self, velocity: S::Vec3, spin: S::Quat, dt: S) {
@@ -538,10 +645,14 @@ fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
     }
 }
 
-/// The error for an orientation that overflowed, out of line and cold.
+/// The error for an orientation that overflowed (`ω · dt` beyond the range of the body's
+/// floats, or `ω` not finite), out of line and cold.
 #[cold]
 #[inline(never)]
-fn orientation_overflow<V: VectorSpace>(angular_velocity: V, dt: V::Scalar) -> crate::StepError {
+pub(super) fn orientation_overflow<V: VectorSpace>(
+    angular_velocity: V,
+    dt: V::Scalar,
+) -> crate::StepError {
     crate::StepError::Overflow {
         quantity: "orientation",
         value: crate::Scalar::to_f64(angular_velocity.max_abs() * dt.abs()),
@@ -730,6 +841,15 @@ pub enum BodyError {
     Mass(MassError),
     /// The inertia tensor does not fit the body's precision.
     Inertia(InertiaError),
+    /// A quantity derived from one being set overflows the body's precision.
+    Overflow {
+        /// What overflows, e.g. `"angular velocity I⁻¹ L"`.
+        quantity: &'static str,
+        /// What was being set, e.g. `"angular momentum"`.
+        from: &'static str,
+        /// The largest coordinate of the value set.
+        value: f64,
+    },
 }
 
 impl From<MassError> for BodyError {
@@ -749,6 +869,15 @@ impl fmt::Display for BodyError {
         match self {
             BodyError::Mass(error) => error.fmt(f),
             BodyError::Inertia(error) => error.fmt(f),
+            BodyError::Overflow {
+                quantity,
+                from,
+                value,
+            } => write!(
+                f,
+                "the {quantity} overflows (from the {from} {})",
+                crate::error::Number(*value)
+            ),
         }
     }
 }
@@ -894,12 +1023,13 @@ mod serde_impl {
                 return Err(InvalidBody::Orientation(length.to_f64()));
             }
             body.orientation_update = data.orientation_update;
-            body.set_primaries(
-                data.position,
-                data.momentum,
-                data.orientation,
-                data.angular_momentum,
-            );
+            let zero = S::Vec3::zero();
+            body.set_primaries(data.position, zero, data.orientation, zero);
+            // As the setters check: velocity and angular velocity must fit too.
+            body.try_set_momentum(data.momentum)
+                .map_err(InvalidBody::Body)?;
+            body.try_set_angular_momentum(data.angular_momentum)
+                .map_err(InvalidBody::Body)?;
             Ok(body)
         }
     }
