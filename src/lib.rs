@@ -207,15 +207,16 @@
 //!   momentum infinite, and explicit methods return `Ok` with it (backward Euler refuses a
 //!   non-finite residual). If your forces can be that large, check the state with
 //!   [`VectorSpace::is_finite`] after a step.
-//! - **A rigid body's `ω = I⁻¹ L` overflowing**, when `|L|` exceeds the smallest moment
-//!   times the largest float (`f32`: 3.4·10³⁸ · I). Its spin is then infinite and the
-//!   orientation of the next drift `NaN`. [`rigid::Splitting`] refuses such a step with
-//!   [`StepError::Overflow`]; the other methods carry it. (An `ω · dt` that overflows
-//!   while `ω` is finite still gives a unit quaternion.)
+//! - **Torques that push a rigid body's `ω = I⁻¹ L` past the range of its floats**
+//!   (`|L|` above the smallest moment times the largest float; the setters refuse such an
+//!   `L`, but a kick can reach it). Its spin is then infinite and the orientation of the
+//!   next drift `NaN`. [`rigid::Splitting`] refuses such a step with
+//!   [`StepError::Overflow`]; the other methods carry it. (A finite `ω` whose `ω · dt`
+//!   overflows still gives a unit quaternion.)
 //! - **Near-degenerate inertia**, such as `diag(10⁻¹², 1, 1)`: a tensor a body can have
-//!   (a thin rod), accepted, but its tiny moment makes the rotation about that axis
-//!   stiff, and explicit methods at an ordinary `dt` are far off (see
-//!   [`rigid::Inertia`]). Use a smaller `dt` or [`rigid::Splitting`].
+//!   (a thin rod), accepted, but a spin about its thin axis is far too fast for an
+//!   ordinary `dt`: at 60 Hz RK4's energy is off 3000-fold within a second (see
+//!   [`rigid::Inertia`]).
 //! - **Non-finite values you set yourself** (a `NaN` position, an infinite angular
 //!   momentum) are kept as given; non-finite results follow from them.
 //! - **A force that panics**: the panic propagates out of `step`, and a state caught

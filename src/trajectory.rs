@@ -26,6 +26,10 @@ pub(crate) const MAX_STEPS: u64 = if (usize::MAX as u64) < (1 << 53) {
 /// instead, which is then that little longer than `dt`. A failed step yields its error and
 /// ends the iteration.
 ///
+/// Far from `t = 0` a time can be rounded a long way: `f32` holds only whole seconds at
+/// `t = 10⁷`, so neighbouring samples there can carry the same time; the steps between
+/// them are still exactly `dt` long, and the forces see the rounded `t`.
+///
 /// A run refuses to start ([`StepError::TooManySteps`]) if it would take more than
 /// [`MAX_STEPS`](Trajectory::MAX_STEPS) steps: beyond 2⁵³ the step number itself is not
 /// an exact `f64`, and a run of that length would not end in any useful time anyway.
