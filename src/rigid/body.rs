@@ -709,7 +709,12 @@ impl<S: Precision> State for Body<S> {
 /// How a drift turns a body's orientation `q` by a spin `dq/dt` over `dt`.
 ///
 /// Both keep `q` a unit quaternion: to within 10⁻⁶ in `f32` and 10⁻¹² in `f64`, after any
-/// number of steps, because `q` is renormalized after every update.
+/// number of steps, because `q` is renormalized after every update, for every finite
+/// spin and `dt`: a sum `q + spin·dt` whose squared length overflows is scaled before it
+/// is normalized, and a turn `|ω| dt` too large to have a meaning (beyond 10¹⁵⁴ rad in
+/// `f64`, 1.8·10¹⁹ in `f32`; its rounding alone is many turns) turns by half a turn, the
+/// limit of the additive update. Only a spin that is not finite (an `ω` that overflowed)
+/// gives a `NaN` orientation; [`Splitting`](super::Splitting) refuses such a step.
 ///
 /// # Example
 ///
@@ -766,63 +771,50 @@ pub enum OrientationUpdate {
 }
 
 impl OrientationUpdate {
-    /// `q` turned by `spin` over `dt`, normalized.
-    #[inline]
+    /// `q` turned by `spin` over `dt`, normalized: a unit quaternion for every finite `q`,
+    /// spin and `dt`.
+    #[inline(always)]
     fn turn<Q: Quaternion>(self, q: Q, spin: Q, dt: Q::Scalar) -> Q {
-        let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
         match self {
-            OrientationUpdate::Additive => {
-                let sum = q.add_scaled(spin, dt);
-                let length = sum.length();
-                // The common case, as `sum.normalize()` does it; anything else (a length
-                // whose square overflowed or underflowed, or `spin · dt` itself overflowed)
-                // out of line.
-                let (low, high) = length_range::<Q::Scalar>();
-                if length >= low && length <= high {
-                    sum.scale(length.recip())
-                } else {
-                    additive_turn_scaled(q, spin, dt)
-                }
-            }
-            OrientationUpdate::Exponential => {
-                let omega = (spin * q.conjugate()).xyz() * two;
-                let turn = omega * dt;
-                if turn.is_finite() && turn.length() <= length_range::<Q::Scalar>().1 {
-                    (Q::from_scaled_axis(turn) * q).normalize()
-                } else {
-                    // |ω dt| beyond √MAX radians (10¹⁵⁴ in f64, 1.8·10¹⁹ in f32) has no
-                    // meaningful angle: its rounding alone is many turns. Turn as the
-                    // additive update does there, by its limit: half a turn about ω.
-                    additive_turn_scaled(q, spin, dt)
-                }
-            }
+            // `Quaternion::normalize` is glam's, plus two comparisons; a sum whose square
+            // overflows or underflows is scaled first (out of line), and one with infinite
+            // coordinates (`spin · dt` overflowed: `|ω| dt` beyond the largest float)
+            // turns to the limit of the update, half a turn (about the signs of the
+            // overflowed coordinates: at such an angle no direction is better than
+            // another). Inlined; the exponential update, which calls sine and cosine, is
+            // not.
+            OrientationUpdate::Additive => q.add_scaled(spin, dt).normalize(),
+            OrientationUpdate::Exponential => exponential_turn(q, spin, dt),
         }
     }
 }
 
-/// The lengths `[√MIN_POSITIVE, √MAX]` of `S` between which a squared length neither
-/// overflows nor underflows.
-#[inline(always)]
-fn length_range<S: num_traits::Float>() -> (S, S) {
-    (S::min_positive_value().sqrt(), S::max_value().sqrt())
+/// The exponential update: `q` turned by `exp(½ ω dt)`, `ω = 2·vec(spin q⁻¹)`.
+#[inline(never)]
+fn exponential_turn<Q: Quaternion>(q: Q, spin: Q, dt: Q::Scalar) -> Q {
+    let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
+    let turn = (spin * q.conjugate()).xyz() * (two * dt);
+    let turned = (Q::from_scaled_axis(turn) * q).normalize();
+    // One comparison: an angle |ω dt| whose square overflows makes every coordinate NaN.
+    if turned.w().is_nan() {
+        half_turn(turn, q)
+    } else {
+        turned
+    }
 }
 
-/// `(q + spin · dt) / |q + spin · dt|` without overflow: both terms divided first by
-/// `max(1, |spin|∞) · max(1, |dt|)` (a positive factor, so the direction is the same),
-/// which keeps every coordinate within `[−2, 2]`. For any finite spin and `dt` this is a
-/// unit quaternion (when `spin · dt` overflows, the direction of the spin, the limit of
-/// the additive update); a spin with an infinite or `NaN` coordinate gives `NaN`.
+/// `(0, turn) q`, normalized: half a turn about `turn`, the limit of both updates as the
+/// angle `|turn|` grows without bound (beyond `√MAX` radians, 10¹⁵⁴ in `f64` and 1.8·10¹⁹
+/// in `f32`, an angle has no meaning: its rounding alone is many turns).
 #[cold]
 #[inline(never)]
-fn additive_turn_scaled<Q: Quaternion>(q: Q, spin: Q, dt: Q::Scalar) -> Q {
-    let one = <Q::Scalar as num_traits::One>::one();
-    let by_spin = spin.max_abs().max(one);
-    let by_dt = dt.abs().max(one);
-    let sum = q
-        .scale(by_spin.recip())
-        .scale(by_dt.recip())
-        .add(spin.scale(by_spin.recip()).scale(dt / by_dt));
-    sum.normalize()
+fn half_turn<Q: Quaternion>(turn: Q::Vec3, q: Q) -> Q {
+    let zero = <Q::Scalar as num_traits::Zero>::zero();
+    let [x, y, z] = turn.to_array();
+    // Normalized first, so that the product cannot overflow.
+    let axis = Q::from_xyzw(x, y, z, zero).normalize();
+    let [x, y, z] = axis.xyz().to_array();
+    (Q::from_xyzw(x, y, z, zero) * q).normalize()
 }
 
 /// Why a rigid body could not be made.

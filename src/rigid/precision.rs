@@ -193,8 +193,9 @@ pub trait Quaternion:
     fn length(self) -> Self::Scalar;
     /// The quaternion scaled to unit length: for every finite non-zero quaternion, however
     /// large or small its coordinates (its length is found after scaling by its largest
-    /// coordinate when squaring would overflow or underflow); not finite for a zero or
-    /// non-finite quaternion.
+    /// coordinate when squaring would overflow or underflow). Infinite coordinates give
+    /// the limit as they grow without bound (the unit quaternion of their signs); a zero or
+    /// `NaN` quaternion gives `NaN`.
     ///
     /// ```
     /// use timestep::rigid::Quaternion;
@@ -361,21 +362,35 @@ forward_to_glam! {
     f64: DVec3, DQuat, DMat3, DMat4;
 }
 
-/// A quaternion whose squared length overflows or underflows, normalized after dividing by
-/// its largest coordinate (which brings its length into `[1, 2]`). Zero and non-finite
-/// quaternions give `NaN` coordinates. Out of line: the common case never comes here.
+/// A quaternion whose squared length overflows or underflows (or is not finite),
+/// normalized after dividing by its largest coordinate, which brings its length into
+/// `[1, 2]`. A quaternion with infinite coordinates (and no `NaN`) gives the limit of
+/// `q / |q|` as those coordinates grow without bound together: their signs, normalized,
+/// with the finite coordinates 0. Zero and `NaN` quaternions give `NaN` coordinates. Out
+/// of line: the common case never comes here.
 #[cold]
 #[inline(never)]
 fn normalize_scaled<Q: Quaternion>(q: Q) -> Q {
+    let zero = <Q::Scalar as num_traits::Zero>::zero();
+    let one = <Q::Scalar as num_traits::One>::one();
+    let [x, y, z] = q.xyz().to_array();
+    let mut coordinates = [x, y, z, q.w()];
     let largest = q.max_abs();
-    if !(largest.is_finite() && largest > <Q::Scalar as num_traits::Zero>::zero()) {
-        return q.scale(<Q::Scalar as num_traits::Float>::nan());
+    if largest.is_nan() || largest == zero {
+        return q.scale(<Q::Scalar as Float>::nan());
     }
-    let scaled = Q::from_xyzw(
-        q.xyz().to_array()[0] / largest,
-        q.xyz().to_array()[1] / largest,
-        q.xyz().to_array()[2] / largest,
-        q.w() / largest,
-    );
+    if largest.is_infinite() {
+        coordinates = coordinates.map(|c| {
+            if c.is_infinite() {
+                c.signum() * one
+            } else {
+                zero
+            }
+        });
+    } else {
+        coordinates = coordinates.map(|c| c / largest);
+    }
+    let [x, y, z, w] = coordinates;
+    let scaled = Q::from_xyzw(x, y, z, w);
     scaled.scale(scaled.length().recip())
 }
