@@ -213,7 +213,7 @@ impl fmt::Display for MassError {
             }
             MassError::MomentumOutOfRange { mass, velocity } => write!(
                 f,
-                "mass {} times velocity {} is out of range: the momentum m·v overflows or underflows",
+                "mass {} times velocity {} is out of range: the momentum m·v (or the velocity p/m) overflows or underflows",
                 Number(*mass),
                 Number(*velocity)
             ),

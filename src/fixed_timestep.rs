@@ -48,6 +48,10 @@ use num_traits::Float;
 ///
 /// - `dt` zero, negative, infinite or `NaN`: refused by [`try_new`](Self::try_new) with
 ///   [`FixedTimestepError::InvalidTimeStep`] ([`new`](Self::new) panics with that message).
+/// - `dt`, or a cap, that would let one frame run more than
+///   [`MAX_STEPS_PER_FRAME`](Self::MAX_STEPS_PER_FRAME) steps (`dt = 5·10⁻³²⁴` would be
+///   10³²³): refused with [`FixedTimestepError::TooManyStepsPerFrame`]. Each `advance`
+///   then does at most that many subtractions.
 /// - frame time 0: no step; `α` is unchanged.
 /// - frame time negative, infinite or `NaN`: refused by [`advance`](Self::advance) with
 ///   [`FixedTimestepError::InvalidFrameTime`]; the clock is left unchanged. (Clocks that
@@ -173,6 +177,14 @@ impl<S: Scalar> FixedTimestep<S> {
     /// The most steps a clock counts, 2⁵³ (4.7 million years at 60 Hz): up to there every
     /// step's start time `k · dt` is computed from the exact `k`. A frame that would go
     /// past it is refused with [`FixedTimestepError::ClockExhausted`].
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// // 2⁵³ steps of 1/60 s: about 4.76 million years of play.
+    /// let years = FixedTimestep::<f64>::MAX_STEPS_TAKEN as f64 / 60.0 / (365.25 * 86_400.0);
+    /// assert!((years / 4.76e6 - 1.0).abs() < 0.01);
+    /// ```
     pub const MAX_STEPS_TAKEN: u64 = 1 << 53;
 
     /// A clock that steps physics by `dt` seconds, or why not:
@@ -333,8 +345,9 @@ impl<S: Scalar> FixedTimestep<S> {
     /// # Errors
     ///
     /// [`FixedTimestepError::InvalidFrameTime`] if `frame_time` is negative, infinite or
-    /// `NaN`, and [`FixedTimestepError::ClockExhausted`] if the steps would take the count
-    /// past [`MAX_STEPS_TAKEN`](Self::MAX_STEPS_TAKEN); the clock is then unchanged. A
+    /// `NaN`, and [`FixedTimestepError::ClockExhausted`] once the count is within
+    /// [`max_steps`](Self::max_steps) of [`MAX_STEPS_TAKEN`](Self::MAX_STEPS_TAKEN) (so
+    /// that no frame can take it past); the clock is then unchanged. A
     /// frame time of 0 is fine (no step, same `α`), and one above
     /// [`max_frame_time`](Self::max_frame_time) is capped.
     ///

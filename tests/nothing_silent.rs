@@ -383,7 +383,7 @@ fn a_particle_whose_momentum_is_out_of_range_is_refused() {
     );
     assert_eq!(
         overflow.unwrap_err().to_string(),
-        "mass 1e300 times velocity 1e10 is out of range: the momentum m·v overflows or underflows"
+        "mass 1e300 times velocity 1e10 is out of range: the momentum m·v (or the velocity p/m) overflows or underflows"
     );
     // Underflow, to zero and to a subnormal.
     assert!(Particle::try_new(1e-300, 0.0, 1e-30).is_err());
