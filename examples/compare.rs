@@ -13,6 +13,9 @@
 //! over every step, `energy_ratio` the final energy `½ m v² + ½ k x²` over the initial one.
 //! Values that are not finite print as `inf`, `-inf` or `nan`; a run whose step fails prints
 //! `nan` for what it could not compute and says why on stderr.
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
 
 mod cli;
 

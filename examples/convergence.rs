@@ -16,6 +16,9 @@
 //!
 //! Output: the header `method,problem,order` and one row per method and problem, the
 //! order with three decimals (`nan` if a run failed).
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
 
 mod cli;
 

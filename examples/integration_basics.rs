@@ -3,6 +3,9 @@
 //! `dt = 1/100` s, each compared with the exact distance `s = ½ a t²`.
 //!
 //! Run with `cargo run --release --example integration_basics`.
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
 
 mod cli;
 

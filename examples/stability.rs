@@ -17,6 +17,9 @@
 //! (k ≤ 4/dt² = 40000) for semi-implicit Euler and both Verlets, `ω dt ≤ 2√2`
 //! (k ≤ 80000) for RK4, never for explicit Euler, midpoint and improved Euler, always for
 //! backward Euler.
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
 
 mod cli;
 
