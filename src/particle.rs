@@ -28,6 +28,34 @@ use num_traits::{Float, Zero};
 /// assert!((ball.position().y - (10.0 - 0.5 * 9.81)).abs() < 1e-12);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
+///
+/// # Saving and loading
+///
+/// With the `serde` feature a particle serializes as `{"mass", "position", "momentum",
+/// "velocity"}` and deserializes through the checks of [`try_new`](Particle::try_new):
+/// a mass that is refused, a velocity that does not match `momentum / mass`, unknown
+/// fields and non-finite coordinates are errors. The round trip is bit-exact given a
+/// format that reads every float back to the same bits (serde_json: its
+/// `float_roundtrip` feature; its default parser can be one ulp off, and what it reads
+/// still loads). A particle that is not finite cannot be saved: JSON would write `null`,
+/// which no float reads back, so saving it is an error that says what is not finite.
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use timestep::Particle;
+///
+/// let ball = Particle::new(0.5, 1.0_f64, -2.0);
+/// let json = serde_json::to_string(&ball)?;
+/// assert_eq!(json, r#"{"mass":0.5,"position":1.0,"momentum":-1.0,"velocity":-2.0}"#);
+/// assert_eq!(serde_json::from_str::<Particle<f64>>(&json)?, ball);
+///
+/// let mut lost = ball;
+/// lost.set_position(f64::NAN);
+/// let error = serde_json::to_string(&lost).unwrap_err();
+/// assert_eq!(error.to_string(), "particle: cannot save a position that is not finite");
+/// # }
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",

@@ -68,9 +68,13 @@ pub type DRigidBody = Body<f64>;
 /// With the `serde` feature a body serializes as its mass, its inertia tensor (the six
 /// entries of [`Inertia`], in the body's precision), its [`OrientationUpdate`] and its four
 /// primary quantities (the orientation as `[x, y, z, w]`). Deserializing checks the mass
-/// and the tensor as [`try_new`](Body::try_new) and [`Inertia::try_symmetric`] do, and
-/// that the orientation is a unit quaternion, then computes the rest again: a loaded body
-/// is the saved one, bit for bit, and steps on identically.
+/// and the tensor as [`try_new`](Body::try_new) and [`Inertia::try_symmetric`] do, that
+/// the orientation is a unit quaternion, and the momenta as the setters do, then computes
+/// the rest again: a loaded body is the saved one, bit for bit, and steps on identically
+/// (given a format that reads every float back to the same bits: serde_json needs its
+/// `float_roundtrip` feature for that; its default parser can be one ulp off, and what
+/// it reads still loads). A body whose state is not finite is refused both ways: saving
+/// it is an error, rather than JSON's `null`, which would not load.
 ///
 /// ```
 /// # #[cfg(feature = "serde")] {
