@@ -3,7 +3,7 @@
 use crate::rigid::{Body, Precision};
 use crate::{Particle, Scalar, VectorSpace};
 use glam::{DQuat, DVec2, DVec3, DVec4, Quat, Vec2, Vec3, Vec3A, Vec4};
-use num_traits::{Float, One};
+use num_traits::One;
 
 /// A value that can be blended between two of its instances: `a.interpolate(&b, α)` is
 /// `a` at `α = 0`, `b` at `α = 1`, and in between for `0 < α < 1`.
@@ -101,7 +101,9 @@ macro_rules! impl_nlerp {
             fn interpolate(&self, other: &Self, alpha: $s) -> Self {
                 let other = if self.dot(*other) < 0.0 { -*other } else { *other };
                 let blend = *self * (1.0 - alpha) + other * alpha;
-                blend * Float::sqrt(blend.length_squared()).recip()
+                // Normalized after scaling when squaring would overflow (an extrapolation
+                // far beyond α = 1 would otherwise give the zero quaternion).
+                crate::rigid::Quaternion::normalize(blend)
             }
         }
     )*};

@@ -472,6 +472,21 @@ fn any_finite_non_zero_orientation_normalizes_to_unit_length() {
     }
 }
 
+/// Extrapolating far beyond α = 1 (the docs promise a normalized result for any finite
+/// α) squared a blend of length 10²⁰ and gave the zero quaternion in f32.
+#[test]
+fn quaternion_blends_stay_unit_length_however_far_they_extrapolate() {
+    use timestep::Interpolate;
+    let (a, b) = (Quat::IDENTITY, Quat::from_rotation_z(0.5));
+    for alpha in [1e20_f32, -1e20, 1e30, 3e38] {
+        let blend = a.interpolate(&b, alpha);
+        assert!((blend.length() - 1.0).abs() < 1e-6, "{alpha}: {blend:?}");
+    }
+    let (a, b) = (DQuat::IDENTITY, DQuat::from_rotation_z(0.5));
+    let blend = a.interpolate(&b, 1e300);
+    assert!((blend.length() - 1.0).abs() < 1e-12, "{blend:?}");
+}
+
 #[test]
 #[should_panic(expected = "an orientation must be a finite, non-zero quaternion")]
 fn a_zero_orientation_is_refused() {
