@@ -740,6 +740,48 @@ proptest! {
         check_body_step::<f32>(wild_body, wild_state, t, dt, false);
     }
 
+    /// Random tensors, turned diagonal ones with moments from 10⁻²⁹⁰ to 10²⁹² (which must be
+    /// accepted) and wild entries (non-finite, huge, tiny): a tensor is refused, or it is
+    /// one a body can have
+    /// (finite positive moments whose trace is finite, within the triangle inequality up
+    /// to rounding), its principal axes rebuild it, and its inverse is finite.
+    #[test]
+    fn inertia_tensors_are_valid_or_refused(
+        scale in -290.0_f64..290.0,
+        exponents in prop::array::uniform3(0.0_f64..2.0),
+        angles in prop::array::uniform3(-3.2_f64..3.2),
+        wild in prop::array::uniform6(magnitude(true)),
+    ) {
+        let turn = glam::DMat3::from_euler(glam::EulerRot::XYZ, angles[0], angles[1], angles[2]);
+        // Within a factor 100 of each other, sorted, the largest at most 0.99 of the sum
+        // of the other two: clearly a tensor a body can have, at any scale.
+        let mut sorted = exponents.map(|e| 10f64.powf(scale + e));
+        sorted.sort_by(f64::total_cmp);
+        sorted[2] = sorted[2].min(0.99 * (sorted[0] + sorted[1]));
+        let moments = glam::DVec3::from_array(sorted);
+        let tensor = turn * glam::DMat3::from_diagonal(moments) * turn.transpose();
+        let [c0, c1, c2] = tensor.to_cols_array_2d();
+        let turned = [c0[0], c1[1], c2[2], c1[0], c2[0], c2[1]];
+        let accepted = Inertia::try_symmetric(turned[0], turned[1], turned[2], turned[3], turned[4], turned[5]);
+        prop_assert!(accepted.is_ok(), "{sorted:?} turned: {accepted:?}");
+        for [ixx, iyy, izz, ixy, ixz, iyz] in [turned, wild] {
+            let Ok(inertia) = Inertia::try_symmetric(ixx, iyy, izz, ixy, ixz, iyz) else {
+                continue;
+            };
+            let m = inertia.principal_moments().to_array();
+            let trace = m[0] + m[1] + m[2];
+            prop_assert!(m.iter().all(|&x| x.is_finite() && x > 0.0) && trace.is_finite(), "{m:?}");
+            for x in m {
+                prop_assert!(x <= trace - x + 16.0 * f64::EPSILON * trace, "{m:?}");
+            }
+            prop_assert!(inertia.inverse().is_finite());
+            let p = inertia.principal_axes();
+            let rebuilt = p * glam::DMat3::from_diagonal(inertia.principal_moments()) * p.transpose();
+            let error = (rebuilt - inertia.tensor()).to_cols_array().iter().fold(0.0_f64, |a, &b| a.max(b.abs()));
+            prop_assert!(error <= 1e-12 * trace, "{error:e} of {trace:e}");
+        }
+    }
+
     /// Any t0, t1, dt: the run is refused at once, or every step but the last is exactly
     /// dt long, sample i is at t0 + i·dt (computed in f64, rounded once), the last sample is
     /// t1, and the last step is at most √ε·|dt| longer than dt.
