@@ -782,6 +782,39 @@ proptest! {
         }
     }
 
+    /// Any dt and any frame times: the clock is refused at once, or every frame returns
+    /// at most `max_steps ≤ MAX_STEPS_PER_FRAME` steps (so `advance` is bounded), keeps
+    /// 0 ≤ α < 1 and the accumulator in [0, dt), starts its steps where the last frame's
+    /// ended, and a refused frame leaves the clock as it was.
+    #[test]
+    fn fixed_timesteps_stay_bounded(
+        dt in magnitude(true),
+        frames in prop::collection::vec(magnitude(true), 1..20),
+    ) {
+        let Ok(mut clock) = FixedTimestep::try_new(dt) else {
+            return Ok(());
+        };
+        prop_assert!(clock.max_steps() <= FixedTimestep::<f64>::MAX_STEPS_PER_FRAME);
+        let mut next = 0_u64;
+        for frame_time in frames {
+            let before = clock;
+            match clock.advance(frame_time) {
+                Err(_) => prop_assert_eq!(clock, before),
+                Ok(frame) => {
+                    prop_assert!(frame.steps() <= clock.max_steps());
+                    prop_assert!((0.0..1.0).contains(&frame.alpha()), "{}", frame.alpha());
+                    prop_assert!((0.0..clock.dt()).contains(&clock.accumulator()));
+                    let starts: Vec<f64> = frame.times().collect();
+                    for (k, t) in starts.iter().enumerate() {
+                        prop_assert_eq!(*t, (next + k as u64) as f64 * dt);
+                    }
+                    next += u64::from(frame.steps());
+                    prop_assert_eq!(clock.steps_taken(), next);
+                }
+            }
+        }
+    }
+
     /// Any t0, t1, dt: the run is refused at once, or every step but the last is exactly
     /// dt long, sample i is at t0 + i·dt (computed in f64, rounded once), the last sample is
     /// t1, and the last step is at most √ε·|dt| longer than dt.
