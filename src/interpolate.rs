@@ -4,7 +4,7 @@
 use crate::rigid::{Body, Precision, Quaternion};
 use crate::{Particle, Scalar, VectorSpace};
 use glam::{DQuat, DVec2, DVec3, DVec4, Quat, Vec2, Vec3, Vec3A, Vec4};
-use num_traits::{Float, One, Zero};
+use num_traits::{One, Zero};
 
 /// A value that can be blended between two of its instances: `a.interpolate(&b, α)` is
 /// `a` at `α = 0`, `b` at `α = 1`, and in between for `0 < α < 1`.
@@ -102,7 +102,9 @@ macro_rules! impl_nlerp {
             fn interpolate(&self, other: &Self, alpha: $s) -> Self {
                 let other = if self.dot(*other) < 0.0 { -*other } else { *other };
                 let blend = *self * (1.0 - alpha) + other * alpha;
-                blend * Float::sqrt(blend.length_squared()).recip()
+                // Normalized after scaling when squaring would overflow (an extrapolation
+                // far beyond α = 1 would otherwise give the zero quaternion).
+                crate::rigid::Quaternion::normalize(blend)
             }
         }
     )*};
@@ -157,7 +159,8 @@ where
     fn interpolate(&self, other: &Self, alpha: Self::Scalar) -> Self {
         let mut blend = *self;
         blend.set_position(self.position().interpolate(&other.position(), alpha));
-        blend.set_momentum(self.momentum().interpolate(&other.momentum(), alpha));
+        // Unchecked, as a kick is: a blend of two states of one particle.
+        blend.kick_to(self.momentum().interpolate(&other.momentum(), alpha));
         blend
     }
 }

@@ -232,6 +232,46 @@
 //!   precision, and refuses negative and non-finite frame times
 //!   ([`FixedTimestepError`]).
 //!
+//! # What is refused, and what is not
+//!
+//! Bad input gets an error that names the value, never silent garbage, where the crate
+//! can tell it is bad without slowing down every step:
+//!
+//! - constructors and setters: a mass that is not finite and positive or whose inverse
+//!   overflows; a particle whose momentum `m·v` (or velocity `p/m`) overflows or
+//!   underflows its precision ([`MassError::MomentumOutOfRange`]); an inertia tensor no
+//!   body has, or whose inverse or trace overflows ([`rigid::InertiaError`]); an
+//!   orientation that is zero or not finite (any other quaternion, however large or small
+//!   its coordinates, is normalized);
+//! - steps: a non-finite `t` or `dt`; a [`Trajectory`] of more than
+//!   [`Trajectory::MAX_STEPS`] steps ([`StepError::TooManySteps`]); a [`FixedTimestep`]
+//!   whose frames could run more than [`FixedTimestep::MAX_STEPS_PER_FRAME`] steps;
+//! - with `serde`, everything the constructors refuse, unknown fields, and non-finite
+//!   states (on saving and on loading).
+//!
+//! What is **not** refused, because checking it would cost every step or because it is
+//! legal:
+//!
+//! - **Finite forces that overflow the state.** A force of 10³⁰⁰ N for 10¹⁰ s makes the
+//!   momentum infinite, and explicit methods return `Ok` with it (backward Euler refuses a
+//!   non-finite residual). If your forces can be that large, check the state with
+//!   [`VectorSpace::is_finite`] after a step.
+//! - **Torques that push a rigid body's `ω = I⁻¹ L` past the range of its floats**
+//!   (`|L|` above the smallest moment times the largest float; the setters refuse such an
+//!   `L`, but a kick can reach it). Its spin is then infinite and the orientation of the
+//!   next drift `NaN`. [`rigid::Splitting`] refuses such a step with
+//!   [`StepError::Overflow`]; the other methods carry it. (A finite `ω` whose `ω · dt`
+//!   overflows still gives a unit quaternion.)
+//! - **Near-degenerate inertia**, such as `diag(10⁻¹², 1, 1)`: a tensor a body can have
+//!   (a thin rod), accepted, but a spin about its thin axis is far too fast for an
+//!   ordinary `dt`: at 60 Hz RK4's energy is off 3000-fold within a second (see
+//!   [`rigid::Inertia`]).
+//! - **Non-finite values you set yourself** (a `NaN` position, an infinite angular
+//!   momentum) are kept as given; non-finite results follow from them.
+//! - **A force that panics**: the panic propagates out of `step`, and a state caught
+//!   with `catch_unwind` may be left partly stepped (a partitioned method kicks and
+//!   drifts it as it goes).
+//!
 //! # Implementing `State` for your own struct
 //!
 //! Anything with positions and momenta can be a [`State`]; an integrator then steps all of
@@ -348,7 +388,13 @@
 //!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
-//!   and its orientation a unit quaternion. Works without `std`.
+//!   and its orientation a unit quaternion. Unknown fields are refused, and so are
+//!   non-finite states, both when saving (JSON would write `null`, which reads back as no
+//!   number) and when loading (a number out of the state's range, `1e39` in `f32`, reads
+//!   as infinite). Round trips are bit-exact given a format that reads every float back
+//!   to the same bits: with serde_json, switch on its `float_roundtrip` feature (its
+//!   default parser can be one ulp off; what it reads still loads). Works without
+//!   `std`.
 //! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
 //! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
