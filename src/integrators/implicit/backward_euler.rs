@@ -563,6 +563,11 @@ where
         self.forces.force(state, t)
     }
 
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        self.forces.force_into(state, t, out);
+    }
+
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         (self.jacobian)(state, t, jacobian);
         true
@@ -571,8 +576,7 @@ where
 
 /// Serde goes through the public settings, checked again on the way in as
 /// [`with_tolerance`](BackwardEuler::with_tolerance) and
-/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them. The capacity `N`
-/// is part of the type, not of the data.
+/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them.
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{BackwardEuler, Structure};
