@@ -732,6 +732,18 @@ impl<S: Precision> State for Body<S> {
         self.push(force, torque, dt);
         self.recalculate();
     }
+
+    /// (position, orientation) where the rate has (velocity, spin), and (momentum, angular
+    /// momentum) where it has (force, torque): what error norms and finite differences
+    /// measure against.
+    #[inline]
+    fn coordinates_into(&self, out: &mut Derivative<Self::Velocity, Self::Force>) -> bool {
+        *out = Derivative::new(
+            (self.position, self.orientation),
+            (self.momentum, self.angular_momentum),
+        );
+        true
+    }
 }
 
 /// How a drift turns a body's orientation `q` by a spin `dq/dt` over `dt`.
