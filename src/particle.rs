@@ -121,6 +121,7 @@ impl<V: VectorSpace> Particle<V> {
 
     /// A particle from parts already checked together (a body of
     /// [`Particles`](crate::Particles)).
+    #[cfg(feature = "alloc")]
     pub(crate) fn from_parts(
         mass: V::Scalar,
         inverse_mass: V::Scalar,

@@ -281,3 +281,44 @@ fn a_tumbling_rigid_body_under_error_control() {
     assert_eq!(body.angular_momentum(), l0);
     assert!((energy(&body) - e0).abs() < 1e-8 * e0);
 }
+
+/// Per-component tolerances: a tight absolute tolerance on one coordinate of two decoupled
+/// decays makes that one accurate (and costs steps), and tolerances of the wrong length or
+/// all zero on a coordinate are refused.
+#[test]
+fn per_component_tolerances() {
+    let decay = |y: &[f64; 2], _t: f64| [-y[0], -2.0 * y[1]];
+    let run = |tolerances: Tolerances| {
+        let mut y = [1.0, 1.0];
+        let statistics = Adaptive::new(Dopri5)
+            .with_tolerances(tolerances)
+            .solve(&mut y, &decay, 0.0, 2.0)
+            .unwrap();
+        let errors = [
+            (y[0] - (-2.0_f64).exp()).abs(),
+            (y[1] - (-4.0_f64).exp()).abs(),
+        ];
+        (errors, statistics)
+    };
+    let (loose, loose_cost) = run(Tolerances::new(0.0, 1e-4));
+    let (mixed, mixed_cost) = run(Tolerances::per_component(vec![0.0, 0.0], vec![1e-4, 1e-10]));
+    assert!(mixed[1] < 1e-3 * loose[1], "{mixed:?} vs {loose:?}");
+    assert!(mixed_cost.accepted > loose_cost.accepted);
+
+    let mut y = [1.0, 1.0];
+    for bad in [
+        Tolerances::per_component(vec![1e-6; 3], vec![1e-6; 3]),
+        Tolerances::per_component(vec![1e-6, 0.0], vec![1e-6, 0.0]),
+        Tolerances::per_component(vec![1e-6, f64::NAN], vec![1e-6, 1e-6]),
+    ] {
+        let error = Adaptive::new(Dopri5)
+            .with_tolerances(bad)
+            .solve(&mut y, &decay, 0.0, 1.0)
+            .unwrap_err();
+        assert!(
+            matches!(error, AdaptiveError::InvalidTolerance { .. }),
+            "{error:?}"
+        );
+    }
+    assert_eq!(y, [1.0, 1.0]);
+}

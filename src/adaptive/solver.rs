@@ -231,24 +231,31 @@ impl<S: State, const N: usize> Adaptive<S, N> {
                 t1: t1.to_f64(),
             });
         }
-        self.tolerances.check()?;
         if !self.controller.is_valid() {
             return Err(AdaptiveError::InvalidController);
         }
+        let invalid_step = |h: Option<f64>, infinite_allowed: bool| {
+            h.filter(|h| h.is_nan() || *h == 0.0 || (!infinite_allowed && h.is_infinite()))
+                .map(|h| AdaptiveError::InvalidStep { h })
+        };
+        if let Some(error) =
+            invalid_step(self.max_step, true).or_else(|| invalid_step(self.initial_step, false))
+        {
+            return Err(error);
+        }
+        let workspace = self.workspace.get_or_insert_with(|| Workspace::new(state));
+        self.tolerances.check(workspace.rates[0].dim())?;
         let mut statistics = Statistics::default();
         if t0 == t1 {
             return Ok(statistics);
         }
         let span = (t1 - t0).to_f64();
         let direction = span.signum();
-        let max_step = match self.max_step {
-            Some(h) if h.is_nan() || h == 0.0 => return Err(AdaptiveError::InvalidStep { h }),
-            Some(h) => h.abs().min(span.abs()),
-            None => span.abs(),
-        };
+        let max_step = self
+            .max_step
+            .map_or(span.abs(), |h| h.abs().min(span.abs()));
         let pair = self.pair;
         let fsal = pair.first_same_as_last();
-        let workspace = self.workspace.get_or_insert_with(|| Workspace::new(state));
         let Workspace {
             rates,
             probe,
@@ -262,7 +269,6 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         state.derivative_into(forces, t0, &mut rates[0]);
         statistics.evaluations += 1;
         let mut h = match self.initial_step {
-            Some(h) if !h.is_finite() || h == 0.0 => return Err(AdaptiveError::InvalidStep { h }),
             Some(h) => h.abs().min(max_step) * direction,
             None => {
                 statistics.evaluations += 1;
@@ -397,7 +403,7 @@ fn initial_step<S: State, F: Forces<S> + ?Sized, const N: usize>(
         } else {
             0.0
         };
-        tolerances.absolute + tolerances.relative * y
+        tolerances.absolute(i) + tolerances.relative(i) * y
     };
     let (mut dnf, mut dny) = (0.0, 0.0);
     for i in 0..rates[0].dim() {
