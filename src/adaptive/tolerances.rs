@@ -28,7 +28,6 @@ use num_traits::Float;
 /// assert_eq!(t.absolute(1), 1e-16);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Tolerances {
     relative: Values,
     absolute: Values,
@@ -36,11 +35,6 @@ pub struct Tolerances {
 
 /// One tolerance for all coordinates, or one each.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(untagged)
-)]
 enum Values {
     Scalar(f64),
     #[cfg(feature = "alloc")]
