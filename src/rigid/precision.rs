@@ -326,7 +326,9 @@ macro_rules! forward_to_glam {
                 // Squaring neither overflowed nor underflowed (which also excludes NaN):
                 // glam's own normalization, as fast. Two comparisons more, predicted.
                 if length >= <$s>::MIN_POSITIVE.sqrt() && length <= <$s>::MAX.sqrt() {
-                    self * length.recip()
+                    // glam's own, to the bit (its SIMD `Quat` divides by the length where
+                    // the scalar `DQuat` multiplies by its inverse).
+                    <$q>::normalize(self)
                 } else {
                     normalize_scaled(self)
                 }
