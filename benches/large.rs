@@ -34,8 +34,8 @@ use glam::DVec3;
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::{
-    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Particles, Rk4, Stepper, Structure,
-    Verlet,
+    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Particles, Rk4, State, Stepper,
+    Structure, Vector, VectorSpace, Verlet,
 };
 
 /// Masses in the chain.
@@ -189,6 +189,99 @@ impl Hand {
         for (x, v) in self.positions.iter_mut().zip(&self.velocities) {
             *x += *v * dt;
         }
+    }
+}
+
+/// [`Particles`] as it would be with a `Clone` whose `clone_from` reuses the buffers: the
+/// same fields and the same `State` arithmetic, line for line, but `clone_from` copies into
+/// the existing `Vec`s where `#[derive(Clone)]` (which `Particles` has) clones anew,
+/// allocating five `Vec`s. Velocity Verlet's `predict` calls `clone_from` every step; this
+/// state measures what that allocation and copy cost (`large/chain-verlet`'s third function).
+struct Reusing {
+    positions: Vec<DVec3>,
+    momenta: Vec<DVec3>,
+    velocities: Vec<DVec3>,
+    masses: Vec<f64>,
+    inverse_masses: Vec<f64>,
+}
+
+impl Clone for Reusing {
+    fn clone(&self) -> Self {
+        Reusing {
+            positions: self.positions.clone(),
+            momenta: self.momenta.clone(),
+            velocities: self.velocities.clone(),
+            masses: self.masses.clone(),
+            inverse_masses: self.inverse_masses.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.positions.clone_from(&source.positions);
+        self.momenta.clone_from(&source.momenta);
+        self.velocities.clone_from(&source.velocities);
+        self.masses.clone_from(&source.masses);
+        self.inverse_masses.clone_from(&source.inverse_masses);
+    }
+}
+
+impl Reusing {
+    fn from(bodies: &Particles<DVec3>) -> Self {
+        let hand = Hand::from(bodies);
+        Reusing {
+            positions: hand.positions,
+            momenta: hand.momenta,
+            velocities: hand.velocities,
+            masses: hand.masses,
+            inverse_masses: hand.inverse_masses,
+        }
+    }
+}
+
+impl State for Reusing {
+    type Scalar = f64;
+    type Velocity = Vec<DVec3>;
+    type Force = Vec<DVec3>;
+
+    fn velocity(&self) -> Vec<DVec3> {
+        self.velocities.clone()
+    }
+
+    fn drift(&mut self, velocity: Vec<DVec3>, dt: f64) {
+        self.drift_by(&velocity, dt);
+    }
+
+    fn kick(&mut self, force: Vec<DVec3>, dt: f64) {
+        self.kick_by(&force, dt);
+    }
+
+    #[inline]
+    fn velocity_into(&self, out: &mut Vec<DVec3>) {
+        out.assign(&self.velocities);
+    }
+
+    #[inline]
+    fn drift_by(&mut self, velocity: &Vec<DVec3>, dt: f64) {
+        self.positions.add_scaled_assign(velocity, dt);
+    }
+
+    #[inline]
+    fn kick_by(&mut self, force: &Vec<DVec3>, dt: f64) {
+        assert_eq!(force.len(), self.momenta.len(), "one force per body");
+        for (((p, v), f), &inverse) in self
+            .momenta
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .zip(force)
+            .zip(&self.inverse_masses)
+        {
+            *p = p.add_scaled(*f, dt);
+            *v = p.scale(inverse);
+        }
+    }
+
+    fn zero_force(&self) -> Vec<DVec3> {
+        self.positions.zero_like()
     }
 }
 
@@ -463,6 +556,21 @@ fn large(c: &mut Criterion) {
             CHAIN_STEPS,
         );
         assert_same(&check, &hand, "chain Verlet");
+        let mut reusing = Reusing::from(&start);
+        let reusing_forces = InPlace(|s: &Reusing, _t: f64, out: &mut Vec<DVec3>| {
+            chain_forces(&s.positions, out);
+        });
+        timestep_steps(
+            &mut Stepper::new(Verlet),
+            &mut reusing,
+            &reusing_forces,
+            DT,
+            CHAIN_STEPS,
+        );
+        assert!(
+            reusing.positions == hand.positions && reusing.velocities == hand.velocities,
+            "chain Verlet: the reusing state must step as Particles do"
+        );
 
         let mut group = c.benchmark_group("large/chain-verlet");
         group.sample_size(20);
@@ -480,6 +588,17 @@ fn large(c: &mut Criterion) {
             b.iter(|| {
                 hand_verlet(&mut hand, &mut force, chain_hand, DT, CHAIN_STEPS);
                 black_box(hand.positions[0])
+            })
+        });
+        let mut reusing = Reusing::from(&start);
+        let reusing_forces = InPlace(|s: &Reusing, _t: f64, out: &mut Vec<DVec3>| {
+            chain_forces(&s.positions, out);
+        });
+        let mut stepper = Stepper::new(Verlet);
+        group.bench_function("timestep-clone-from", |b| {
+            b.iter(|| {
+                timestep_steps(&mut stepper, &mut reusing, &reusing_forces, DT, CHAIN_STEPS);
+                black_box(reusing.positions[0])
             })
         });
         group.finish();
@@ -612,7 +731,7 @@ fn large(c: &mut Criterion) {
 
 /// One case, stepped without criterion, for counting instructions with callgrind:
 /// `chain-rk4-timestep`, `chain-rk4-handwritten`, `chain-verlet-timestep`,
-/// `chain-verlet-handwritten`, `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
+/// `chain-verlet-handwritten`, `chain-verlet-timestep-clone-from`, `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
 /// (the heat cases at N = 10⁴).
 fn profile(case: &str) {
     let steps = 20;
@@ -628,6 +747,14 @@ fn profile(case: &str) {
                 timestep_steps(&mut Stepper::new(Verlet), &mut state, &forces, DT, steps);
             }
             black_box(state.positions()[0]);
+        }
+        "chain-verlet-timestep-clone-from" => {
+            let mut state = Reusing::from(&chain());
+            let forces = InPlace(|s: &Reusing, _t: f64, out: &mut Vec<DVec3>| {
+                chain_forces(&s.positions, out);
+            });
+            timestep_steps(&mut Stepper::new(Verlet), &mut state, &forces, DT, steps);
+            black_box(state.positions[0]);
         }
         "chain-rk4-handwritten" => {
             let mut hand = Hand::from(&chain());
