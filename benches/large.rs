@@ -731,7 +731,8 @@ fn large(c: &mut Criterion) {
 
 /// One case, stepped without criterion, for counting instructions with callgrind:
 /// `chain-rk4-timestep`, `chain-rk4-handwritten`, `chain-verlet-timestep`,
-/// `chain-verlet-handwritten`, `chain-verlet-timestep-clone-from`, `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
+/// `chain-verlet-handwritten`, `chain-verlet-timestep-clone-from`, `nbody-verlet-timestep`,
+/// `nbody-verlet-handwritten` ([`NBODY_STEPS`] steps), `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
 /// (the heat cases at N = 10⁴).
 fn profile(case: &str) {
     let steps = 20;
@@ -755,6 +756,24 @@ fn profile(case: &str) {
             });
             timestep_steps(&mut Stepper::new(Verlet), &mut state, &forces, DT, steps);
             black_box(state.positions[0]);
+        }
+        "nbody-verlet-timestep" => {
+            let mut state = cluster();
+            let forces = gravity_in_place();
+            timestep_steps(
+                &mut Stepper::new(Verlet),
+                &mut state,
+                &forces,
+                DT,
+                NBODY_STEPS,
+            );
+            black_box(state.positions()[0]);
+        }
+        "nbody-verlet-handwritten" => {
+            let mut hand = Hand::from(&cluster());
+            let mut force = vec![DVec3::ZERO; BODIES];
+            hand_verlet(&mut hand, &mut force, gravity, DT, NBODY_STEPS);
+            black_box(hand.positions[0]);
         }
         "chain-rk4-handwritten" => {
             let mut hand = Hand::from(&chain());
