@@ -16,7 +16,8 @@
 //!   backward Euler. `timestep`: a `Vec<f64>` through a [`Stepper`] of
 //!   `BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 })`, the
 //!   Jacobian by finite differences with column grouping (3 force evaluations per Newton
-//!   iteration); `timestep-jacobian`: the same with the analytic tridiagonal Jacobian;
+//!   iteration); `timestep-jacobian`: the same with the analytic tridiagonal Jacobian
+//!   ([`WithJacobian`] around the in-place forces);
 //!   `handwritten`: the Thomas algorithm on `(I − dt A) uⁿ⁺¹ = uⁿ`, one forward sweep and
 //!   one back substitution per step. The two agree to the Newton tolerance (the crate
 //!   solves by Newton iterations, the hand by a direct solve): 10⁻⁹ relative, or what
@@ -34,8 +35,8 @@ use glam::DVec3;
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::{
-    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Particles, Rk4, State, Stepper,
-    Structure, Vector, VectorSpace, Verlet,
+    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Particles, Rk4, Stepper, Structure,
+    Verlet, WithJacobian,
 };
 
 /// Masses in the chain.
@@ -192,99 +193,6 @@ impl Hand {
     }
 }
 
-/// [`Particles`] as it would be with a `Clone` whose `clone_from` reuses the buffers: the
-/// same fields and the same `State` arithmetic, line for line, but `clone_from` copies into
-/// the existing `Vec`s where `#[derive(Clone)]` (which `Particles` has) clones anew,
-/// allocating five `Vec`s. Velocity Verlet's `predict` calls `clone_from` every step; this
-/// state measures what that allocation and copy cost (`large/chain-verlet`'s third function).
-struct Reusing {
-    positions: Vec<DVec3>,
-    momenta: Vec<DVec3>,
-    velocities: Vec<DVec3>,
-    masses: Vec<f64>,
-    inverse_masses: Vec<f64>,
-}
-
-impl Clone for Reusing {
-    fn clone(&self) -> Self {
-        Reusing {
-            positions: self.positions.clone(),
-            momenta: self.momenta.clone(),
-            velocities: self.velocities.clone(),
-            masses: self.masses.clone(),
-            inverse_masses: self.inverse_masses.clone(),
-        }
-    }
-
-    fn clone_from(&mut self, source: &Self) {
-        self.positions.clone_from(&source.positions);
-        self.momenta.clone_from(&source.momenta);
-        self.velocities.clone_from(&source.velocities);
-        self.masses.clone_from(&source.masses);
-        self.inverse_masses.clone_from(&source.inverse_masses);
-    }
-}
-
-impl Reusing {
-    fn from(bodies: &Particles<DVec3>) -> Self {
-        let hand = Hand::from(bodies);
-        Reusing {
-            positions: hand.positions,
-            momenta: hand.momenta,
-            velocities: hand.velocities,
-            masses: hand.masses,
-            inverse_masses: hand.inverse_masses,
-        }
-    }
-}
-
-impl State for Reusing {
-    type Scalar = f64;
-    type Velocity = Vec<DVec3>;
-    type Force = Vec<DVec3>;
-
-    fn velocity(&self) -> Vec<DVec3> {
-        self.velocities.clone()
-    }
-
-    fn drift(&mut self, velocity: Vec<DVec3>, dt: f64) {
-        self.drift_by(&velocity, dt);
-    }
-
-    fn kick(&mut self, force: Vec<DVec3>, dt: f64) {
-        self.kick_by(&force, dt);
-    }
-
-    #[inline]
-    fn velocity_into(&self, out: &mut Vec<DVec3>) {
-        out.assign(&self.velocities);
-    }
-
-    #[inline]
-    fn drift_by(&mut self, velocity: &Vec<DVec3>, dt: f64) {
-        self.positions.add_scaled_assign(velocity, dt);
-    }
-
-    #[inline]
-    fn kick_by(&mut self, force: &Vec<DVec3>, dt: f64) {
-        assert_eq!(force.len(), self.momenta.len(), "one force per body");
-        for (((p, v), f), &inverse) in self
-            .momenta
-            .iter_mut()
-            .zip(&mut self.velocities)
-            .zip(force)
-            .zip(&self.inverse_masses)
-        {
-            *p = p.add_scaled(*f, dt);
-            *v = p.scale(inverse);
-        }
-    }
-
-    fn zero_force(&self) -> Vec<DVec3> {
-        self.positions.zero_like()
-    }
-}
-
 /// The buffers of hand-written RK4: four forces, the positions and velocities of a probe,
 /// and the velocities of the probes kept for the final sum.
 struct HandRk4 {
@@ -419,36 +327,24 @@ fn heat_rate(u: &[f64], scale: f64, out: &mut [f64]) {
     }
 }
 
-/// The heat equation with its analytic tridiagonal Jacobian, forces written in place.
-struct HeatWithJacobian {
-    scale: f64,
-}
-
-impl Forces<Vec<f64>> for HeatWithJacobian {
-    fn force(&self, u: &Vec<f64>, _t: f64) -> Vec<f64> {
-        let mut out = vec![0.0; u.len()];
-        heat_rate(u, self.scale, &mut out);
-        out
-    }
-
-    #[inline(always)]
-    fn force_into(&self, u: &Vec<f64>, _t: f64, out: &mut Vec<f64>) {
-        heat_rate(u, self.scale, out);
-    }
-
-    fn jacobian(&self, u: &Vec<f64>, _t: f64, j: &mut Jacobian<'_, f64>) -> bool {
-        let n = u.len();
-        for i in 0..n {
-            j[(i, i)] = -2.0 * self.scale;
-            if i > 0 {
-                j[(i, i - 1)] = self.scale;
+/// The heat equation with its analytic tridiagonal Jacobian, as a user writes it:
+/// [`WithJacobian`] around forces written in place.
+fn heat_with_jacobian(scale: f64) -> impl Forces<Vec<f64>> {
+    WithJacobian::new(
+        InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| heat_rate(u, scale, out)),
+        move |u: &Vec<f64>, _t: f64, j: &mut Jacobian<'_, f64>| {
+            let n = u.len();
+            for i in 0..n {
+                j[(i, i)] = -2.0 * scale;
+                if i > 0 {
+                    j[(i, i - 1)] = scale;
+                }
+                if i + 1 < n {
+                    j[(i, i + 1)] = scale;
+                }
             }
-            if i + 1 < n {
-                j[(i, i + 1)] = self.scale;
-            }
-        }
-        true
-    }
+        },
+    )
 }
 
 /// The scratch of the Thomas algorithm.
@@ -556,22 +452,6 @@ fn large(c: &mut Criterion) {
             CHAIN_STEPS,
         );
         assert_same(&check, &hand, "chain Verlet");
-        let mut reusing = Reusing::from(&start);
-        let reusing_forces = InPlace(|s: &Reusing, _t: f64, out: &mut Vec<DVec3>| {
-            chain_forces(&s.positions, out);
-        });
-        timestep_steps(
-            &mut Stepper::new(Verlet),
-            &mut reusing,
-            &reusing_forces,
-            DT,
-            CHAIN_STEPS,
-        );
-        assert!(
-            reusing.positions == hand.positions && reusing.velocities == hand.velocities,
-            "chain Verlet: the reusing state must step as Particles do"
-        );
-
         let mut group = c.benchmark_group("large/chain-verlet");
         group.sample_size(20);
         let mut state = start.clone();
@@ -588,17 +468,6 @@ fn large(c: &mut Criterion) {
             b.iter(|| {
                 hand_verlet(&mut hand, &mut force, chain_hand, DT, CHAIN_STEPS);
                 black_box(hand.positions[0])
-            })
-        });
-        let mut reusing = Reusing::from(&start);
-        let reusing_forces = InPlace(|s: &Reusing, _t: f64, out: &mut Vec<DVec3>| {
-            chain_forces(&s.positions, out);
-        });
-        let mut stepper = Stepper::new(Verlet);
-        group.bench_function("timestep-clone-from", |b| {
-            b.iter(|| {
-                timestep_steps(&mut stepper, &mut reusing, &reusing_forces, DT, CHAIN_STEPS);
-                black_box(reusing.positions[0])
             })
         });
         group.finish();
@@ -653,7 +522,7 @@ fn large(c: &mut Criterion) {
         let finite_differences = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
             heat_rate(u, scale, out);
         });
-        let analytic = HeatWithJacobian { scale };
+        let analytic = heat_with_jacobian(scale);
         let mut hand = start.clone();
         let mut thomas = Thomas {
             c: vec![0.0; n],
@@ -731,7 +600,7 @@ fn large(c: &mut Criterion) {
 
 /// One case, stepped without criterion, for counting instructions with callgrind:
 /// `chain-rk4-timestep`, `chain-rk4-handwritten`, `chain-verlet-timestep`,
-/// `chain-verlet-handwritten`, `chain-verlet-timestep-clone-from`, `nbody-verlet-timestep`,
+/// `chain-verlet-handwritten`, `nbody-verlet-timestep`,
 /// `nbody-verlet-handwritten` ([`NBODY_STEPS`] steps), `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
 /// (the heat cases at N = 10⁴).
 fn profile(case: &str) {
@@ -748,14 +617,6 @@ fn profile(case: &str) {
                 timestep_steps(&mut Stepper::new(Verlet), &mut state, &forces, DT, steps);
             }
             black_box(state.positions()[0]);
-        }
-        "chain-verlet-timestep-clone-from" => {
-            let mut state = Reusing::from(&chain());
-            let forces = InPlace(|s: &Reusing, _t: f64, out: &mut Vec<DVec3>| {
-                chain_forces(&s.positions, out);
-            });
-            timestep_steps(&mut Stepper::new(Verlet), &mut state, &forces, DT, steps);
-            black_box(state.positions[0]);
         }
         "nbody-verlet-timestep" => {
             let mut state = cluster();
@@ -799,7 +660,7 @@ fn profile(case: &str) {
             );
         }
         "heat-timestep-jacobian" => {
-            let forces = HeatWithJacobian { scale };
+            let forces = heat_with_jacobian(scale);
             timestep_steps(
                 &mut Stepper::new(tridiagonal()),
                 &mut u,

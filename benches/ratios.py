@@ -90,9 +90,6 @@ def main() -> None:
         group = f"large/{case}"
         hand, ours = median_ns(group, "handwritten"), median_ns(group, "timestep")
         print(f"| `{group}` | {fmt(hand, steps)}/step | {fmt(ours, steps)}/step | {ratio(ours, hand)} |")
-    reusing = median_ns("large/chain-verlet", "timestep-clone-from")
-    hand = median_ns("large/chain-verlet", "handwritten")
-    print(f"| `large/chain-verlet/timestep-clone-from` | | {fmt(reusing, 10)}/step | {ratio(reusing, hand)} |")
     print()
     print("| N | handwritten (Thomas) | timestep (finite differences) | ratio | timestep (analytic Jacobian) | ratio | ns per unknown: hand, FD, analytic |")
     print("|---|---|---|---|---|---|---|")

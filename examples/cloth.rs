@@ -38,11 +38,11 @@
 
 mod cli;
 
-use cli::{Args, Flag, csv};
+use cli::{Flag, Schedule, csv};
 use glam::DVec3;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::{InPlace, Integrator, Particles, Scheme};
+use timestep::{InPlace, Integrator, Method, Particles, Scheme};
 
 /// Masses along each side.
 const SIDE: usize = 64;
@@ -61,26 +61,7 @@ const GRAVITY: f64 = 9.81;
 /// Seconds between rows.
 const ROW_EVERY: f64 = 1.0;
 
-const FLAGS: &[Flag] = &[
-    Flag {
-        name: "--method",
-        value: "NAME",
-        default: "verlet",
-        help: "the integrator, an explicit one of Method::NAMES",
-    },
-    Flag {
-        name: "--steps-per-second",
-        value: "HZ",
-        default: "60",
-        help: "steps per second of simulated time, > 0",
-    },
-    Flag {
-        name: "--duration",
-        value: "SECONDS",
-        default: "10",
-        help: "how long to run, >= 0",
-    },
-];
+const PROGRAM: &str = "cloth";
 
 /// The index of the mass in row `row` (along z) and column `column` (along x).
 const fn at(row: usize, column: usize) -> usize {
@@ -178,23 +159,48 @@ fn potential(cloth: &Particles<DVec3>, springs: &[Spring]) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse(
-        "cloth",
-        "A 64 x 64 mass-spring cloth pinned at two corners, falling under gravity: CSV \
-         t,kinetic,potential,total,corner_x,corner_y,corner_z, a row every second.",
-        FLAGS,
-    );
-    let mut method = args.method::<Particles<DVec3>>("--method");
-    if method.method().properties().implicit {
-        args.fail(format!(
-            "--method {method}: the cloth's {} unknowns would need a dense {0} x {0} Newton \
-             matrix; choose an explicit method",
-            SIDE * SIDE * 6
-        ));
+    let flags = [
+        Flag::new(
+            "--method",
+            "NAME",
+            "the integrator, an explicit one of timestep::Method's names",
+            "verlet",
+        ),
+        Flag::new(
+            "--steps-per-second",
+            "HZ",
+            "steps per second of simulated time, > 0",
+            60,
+        ),
+        Flag::new("--duration", "SECONDS", "how long to run, >= 0", 10),
+    ];
+    let (mut name, mut rate, mut duration) = ("verlet".to_string(), 60.0, 10.0);
+    for (flag, value) in cli::parse(
+        PROGRAM,
+        "a 64 x 64 mass-spring cloth pinned at two corners, falling under gravity, CSV \
+         t,kinetic,potential,total,corner_x,corner_y,corner_z, a row every second",
+        &flags,
+    ) {
+        match flag {
+            "--method" => name = value,
+            "--steps-per-second" => rate = cli::positive(PROGRAM, flag, &value),
+            _ => duration = cli::not_negative(PROGRAM, flag, &value),
+        }
     }
-    let dt = 1.0 / args.positive("--steps-per-second");
-    let duration = args.non_negative("--duration");
-    let mut schedule = args.schedule(duration, dt, ROW_EVERY);
+    let mut method: Method<Particles<DVec3>> = name
+        .parse()
+        .unwrap_or_else(|error| cli::fail(PROGRAM, format!("--method {name:?}: {error}")));
+    if method.method().properties().implicit {
+        cli::fail(
+            PROGRAM,
+            format!(
+                "--method {method}: the cloth's {0} unknowns would need a dense {0} x {0} \
+                 Newton matrix; choose an explicit method",
+                SIDE * SIDE * 6
+            ),
+        );
+    }
+    let mut schedule = Schedule::new(PROGRAM, duration, 1.0 / rate, ROW_EVERY, cli::MAX_STEPS);
 
     let spacing = LENGTH / (SIDE - 1) as f64;
     let positions = (0..SIDE * SIDE)

@@ -16,9 +16,14 @@
 //!
 //! Output: the header `method,problem,order` and one row per method and problem, the
 //! order with three decimals (`nan` if a run failed).
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
+
+mod cli;
 
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, State, StepError, Trajectory};
+use timestep::{Method, Particle, StepError, Trajectory};
 
 struct Problem {
     name: &'static str,
@@ -94,6 +99,11 @@ fn order(problem: &Problem, name: &str) -> Result<f64, StepError> {
 }
 
 fn main() {
+    cli::parse(
+        "convergence",
+        "CSV method,problem,order: each method's measured order of convergence on the spring k = 10, undamped and damped; takes no flags",
+        &[],
+    );
     println!("method,problem,order");
     for name in Method::<Particle<f64>>::NAMES {
         for problem in &PROBLEMS {

@@ -24,7 +24,7 @@
 
 mod cli;
 
-use cli::{Args, Flag, csv};
+use cli::{Flag, Schedule, csv};
 use std::f64::consts::PI;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -33,26 +33,10 @@ use timestep::{BackwardEuler, InPlace, Integrator, Stepper, Structure};
 /// Time between rows.
 const ROW_EVERY: f64 = 0.01;
 
-const FLAGS: &[Flag] = &[
-    Flag {
-        name: "--n",
-        value: "N",
-        default: "1000",
-        help: "interior grid points, 1 to 10000000",
-    },
-    Flag {
-        name: "--dt",
-        value: "DT",
-        default: "1e-3",
-        help: "the time step, > 0",
-    },
-    Flag {
-        name: "--duration",
-        value: "T",
-        default: "0.1",
-        help: "how long to run, >= 0",
-    },
-];
+const PROGRAM: &str = "heat";
+
+/// The most interior points.
+const MAX_POINTS: u64 = 10_000_000;
 
 /// The exact solution at `x` and `t`.
 fn exact(x: f64, t: f64) -> f64 {
@@ -71,16 +55,34 @@ fn second_difference(u: &[f64], dx: f64, out: &mut [f64]) {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse(
-        "heat",
-        "The heat equation u_t = u_xx on [0, 1], backward Euler with a banded Jacobian: CSV \
-         t,max_error against the exact solution, a row every 0.01.",
-        FLAGS,
-    );
-    let n = args.whole("--n", 1..=10_000_000);
-    let dt = args.positive("--dt");
-    let duration = args.non_negative("--duration");
-    let mut schedule = args.schedule(duration, dt, ROW_EVERY);
+    let flags = [
+        Flag::new("--n", "N", "interior grid points, 1 to 10^7", 1000),
+        Flag::new("--dt", "DT", "the time step, > 0", "1e-3"),
+        Flag::new("--duration", "T", "how long to run, >= 0", 0.1),
+    ];
+    let (mut n, mut dt, mut duration) = (1000, 1e-3, 0.1);
+    for (flag, value) in cli::parse(
+        PROGRAM,
+        "the heat equation u_t = u_xx on [0, 1], backward Euler with a banded Jacobian, CSV \
+         t,max_error against the exact solution, a row every 0.01",
+        &flags,
+    ) {
+        match flag {
+            "--n" => {
+                let points = cli::whole(PROGRAM, flag, &value, 1);
+                if points > MAX_POINTS {
+                    cli::fail(
+                        PROGRAM,
+                        format!("--n must be at most {MAX_POINTS}, got {value:?}"),
+                    );
+                }
+                n = points as usize;
+            }
+            "--dt" => dt = cli::positive(PROGRAM, flag, &value),
+            _ => duration = cli::not_negative(PROGRAM, flag, &value),
+        }
+    }
+    let mut schedule = Schedule::new(PROGRAM, duration, dt, ROW_EVERY, cli::MAX_STEPS);
 
     let dx = 1.0 / (n + 1) as f64;
     let grid: Vec<f64> = (1..=n).map(|i| i as f64 * dx).collect();

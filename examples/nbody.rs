@@ -29,11 +29,11 @@
 
 mod cli;
 
-use cli::{Args, Flag, csv};
+use cli::{Flag, Schedule, csv};
 use glam::DVec3;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::{InPlace, Integrator, Particles};
+use timestep::{InPlace, Integrator, Method, Particles};
 
 /// The gravitational constant in AU³ / (solar mass · day²).
 const G: f64 = 2.95912208286e-4;
@@ -81,26 +81,11 @@ const JUPITER: usize = 1;
 /// Days between rows.
 const ROW_EVERY: f64 = 1000.0;
 
-const FLAGS: &[Flag] = &[
-    Flag {
-        name: "--method",
-        value: "NAME",
-        default: "verlet",
-        help: "the integrator, one of Method::NAMES",
-    },
-    Flag {
-        name: "--dt",
-        value: "DAYS",
-        default: "10",
-        help: "the time step, > 0",
-    },
-    Flag {
-        name: "--duration",
-        value: "DAYS",
-        default: "200000",
-        help: "how long to run, >= 0",
-    },
-];
+const PROGRAM: &str = "nbody";
+
+/// The most steps a run may take (more than the other examples: a long orbit run at a
+/// small step is what this example is for).
+const MAX_STEPS: f64 = 1e9;
 
 /// Newton's gravity between every pair, written into `forces`.
 fn gravity(bodies: &Particles<DVec3>, forces: &mut [DVec3]) {
@@ -130,17 +115,34 @@ fn energy(bodies: &Particles<DVec3>) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse(
-        "nbody",
-        "The outer solar system (Hairer, Lubich and Wanner, Geometric Numerical Integration, \
-         I.2.4): CSV t,energy,relative_energy_error,jupiter_x,jupiter_y,jupiter_z, a row every \
-         1000 days.",
-        FLAGS,
-    );
-    let mut method = args.method::<Particles<DVec3>>("--method");
-    let dt = args.positive("--dt");
-    let duration = args.non_negative("--duration");
-    let mut schedule = args.schedule(duration, dt, ROW_EVERY);
+    let flags = [
+        Flag::new(
+            "--method",
+            "NAME",
+            "the integrator, one of timestep::Method's names",
+            "verlet",
+        ),
+        Flag::new("--dt", "DAYS", "the time step, > 0", 10),
+        Flag::new("--duration", "DAYS", "how long to run, >= 0", 200_000),
+    ];
+    let (mut name, mut dt, mut duration) = ("verlet".to_string(), 10.0, 200_000.0);
+    for (flag, value) in cli::parse(
+        PROGRAM,
+        "the outer solar system (Hairer, Lubich and Wanner, Geometric Numerical Integration, \
+         I.2.4), CSV t,energy,relative_energy_error,jupiter_x,jupiter_y,jupiter_z, a row every \
+         1000 days",
+        &flags,
+    ) {
+        match flag {
+            "--method" => name = value,
+            "--dt" => dt = cli::positive(PROGRAM, flag, &value),
+            _ => duration = cli::not_negative(PROGRAM, flag, &value),
+        }
+    }
+    let mut method: Method<Particles<DVec3>> = name
+        .parse()
+        .unwrap_or_else(|error| cli::fail(PROGRAM, format!("--method {name:?}: {error}")));
+    let mut schedule = Schedule::new(PROGRAM, duration, dt, ROW_EVERY, MAX_STEPS);
 
     let mut bodies = Particles::new(
         BODIES.iter().map(|body| body.1).collect(),

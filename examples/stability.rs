@@ -17,6 +17,11 @@
 //! (k ≤ 4/dt² = 40000) for semi-implicit Euler and both Verlets, `ω dt ≤ 2√2`
 //! (k ≤ 80000) for RK4, never for explicit Euler, midpoint and improved Euler, always for
 //! backward Euler.
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
+
+mod cli;
 
 use timestep::{Integrator, Method, Particle, StepError};
 
@@ -94,6 +99,11 @@ fn max_stable_k(name: &str) -> Result<f64, StepError> {
 }
 
 fn main() {
+    cli::parse(
+        "stability",
+        "CSV method,dt,max_stable_k: the stiffest undamped spring each method keeps bounded at dt = 0.01; takes no flags",
+        &[],
+    );
     println!("method,dt,max_stable_k");
     for name in Method::<Particle<f64>>::NAMES {
         let column = match max_stable_k(name) {

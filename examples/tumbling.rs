@@ -15,6 +15,7 @@
 //! NAME is any of `timestep::Method`'s names or `splitting` (`timestep::rigid::Splitting`);
 //! defaults: `rk4`, 1/60 s, 60 s.
 
+mod cli;
 mod rigid_flags;
 
 use glam::DVec3;
@@ -77,7 +78,12 @@ fn main() -> ExitCode {
         dt: 1.0 / 60.0,
         duration: 60.0,
     };
-    let flags = rigid_flags::parse("tumbling", &names, defaults);
+    let flags = rigid_flags::parse(
+        "tumbling",
+        "CSV t,wx,wy,wz,lx,ly,lz,energy of a torque-free body with I = diag(1, 2, 3) spun near its intermediate axis",
+        &names,
+        defaults,
+    );
     if flags.method == "splitting" {
         return print(Splitting, &flags);
     }

@@ -84,22 +84,70 @@
 //!
 //! # The model
 //!
-//! - [`VectorSpace`]: what integrators add and scale: `f32`, `f64`, glam vectors and
-//!   quaternions, arrays, tuples, and your own types.
+//! - [`VectorSpace`]: what integrators add and scale, by value: `f32`, `f64`, glam vectors
+//!   and quaternions, arrays, tuples, and your own types. [`Vector`] is the same for
+//!   values of any size, combined in place: every `VectorSpace`, `Vec<V>`, `Box<[V]>`,
+//!   nalgebra's `DVector`.
 //! - [`State`]: a physical state that knows its velocity, can **drift** (positions along a
 //!   velocity) and **kick** (momenta along a force), and restores its own invariants after
-//!   each. [`Particle`] is one; every `VectorSpace` is one too, as a first-order system.
+//!   each. [`Particle`] is one, [`Particles`] (many interacting bodies) another; every
+//!   `Vector` is one too, as a first-order system.
 //! - [`Derivative`]: the rate of a whole state, (velocity, force).
-//! - [`Forces`]: your dynamics, the force on a state at time `t`. Closures implement it.
-//! - [`Integrator`]: `step(&mut state, &forces, t, dt)`. Every method is a type that
-//!   implements it, and [`Method`] picks one by name at run time.
+//! - [`Forces`]: your dynamics, the force on a state at time `t`. Closures implement it;
+//!   [`InPlace`] wraps a closure that writes the force into a buffer instead.
+//! - [`Integrator`]: `step(&mut state, &forces, t, dt)`. Every method is a [`Scheme`]
+//!   (settings, a workspace, one step's algorithm, and its [`Properties`]); a
+//!   [`Stepper`] keeps a method's workspace between steps; [`Method`] picks any method by
+//!   name at run time. Explicit Runge–Kutta methods are a [`Tableau`] each; implicit
+//!   ones share the [`linalg`] module.
 //! - [`Trajectory`]: steps from `t0` to `t1`, yielding every sample.
 //! - [`batch`]: one step for a whole slice of states, serially or (feature `rayon`) in
 //!   parallel.
 //! - [`FixedTimestep`] and [`Interpolate`]: fixed steps under variable frames, and the
-//!   blend to draw.
+//!   blend to draw; [`InterpolateMotion`]: the blend along the velocities (cubic Hermite,
+//!   error `O(dt⁴)` where the straight line's is `O(dt²)`), and extrapolation.
 //! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation.
+//!
+//! # Small states and large states
+//!
+//! Every method steps every state, whatever its size; what changes with size is where the
+//! method's working values live.
+//!
+//! - **Small states** (a particle, a rigid body, an array or tuple, a few numbers: anything
+//!   `Copy` of a size fixed at compile time) are stepped by value. Call a method directly,
+//!   `Rk4.step(&mut particle, &forces, t, dt)`: its stage values are made on the stack for
+//!   the step, in registers once inlined, and the step costs what the same arithmetic
+//!   written by hand costs (BENCHMARKS.md). Forces are closures returning the force.
+//! - **Large states** (`Vec<f64>`, `Vec<DVec3>`, `Box<[f64]>`, nalgebra's `DVector`,
+//!   [`Particles`], your own struct of `Vec`s; from a few hundred unknowns to 10⁶ and more)
+//!   are stepped in place. Step them through a [`Stepper`] (or [`Method`], which is one):
+//!   its first step makes the method's workspace, sized from the state, and no step after
+//!   allocates or uses stack in proportion to the state's size. Write the forces with
+//!   [`InPlace`], into the buffer the stepper hands you: a closure returning a new `Vec`
+//!   works too, but allocates at every evaluation.
+//!
+//! Stepping a large state directly (`Rk4.step(&mut vec, ...)`) works, but makes the
+//! workspace anew at every step. Methods with a history ([`PositionVerlet`]) are only
+//! stepped through a stepper, which keeps that history.
+//!
+//! What a workspace holds, in copies of the state's size, measured on a `Vec<f64>` of 10⁶
+//! unknowns (8 MB; `tests/no_allocation.rs` checks these figures):
+//!
+//! | method | workspace | for 10⁶ unknowns |
+//! |---|---|---|
+//! | [`SemiImplicitEuler`] | the force | 8 MB |
+//! | [`ExplicitEuler`] | one rate, a probe state and a sum | 24 MB |
+//! | [`Midpoint`], [`ImprovedEuler`] | two rates, a probe and a sum | 32 MB |
+//! | [`Rk4`] | four rates, a probe and a sum | 48 MB |
+//! | [`Verlet`] | the forces at both ends and a probe | 24 MB |
+//! | [`PositionVerlet`] | the forces at both ends, a probe, and its memory of the last step | 24 MB |
+//! | [`BackwardEuler`], tridiagonal Jacobian | six rates, a probe, five numbers per unknown, the band's LU (four diagonals) | 128 MB |
+//! | [`BackwardEuler`], dense Jacobian | as above, with an `n × n` matrix instead of the band | `8n²` bytes: for a few thousand unknowns at most |
+//!
+//! A rate is a velocity and a force; for a second-order state such as [`Particles`] each
+//! is as large as the positions. [`State`]'s docs show how to write a large state of your
+//! own.
 //!
 //! # Which method should I use?
 //!
@@ -171,7 +219,8 @@
 //!   coordinates (x × y = z; a positive rotation about an axis turns counter-clockwise when
 //!   the axis points at you).
 //! - Rigid bodies: angular velocity `ω` and angular momentum `L` are in the **world**
-//!   frame, orientation is a unit quaternion taking body coordinates to world coordinates,
+//!   frame ([`rigid::Body::angular_velocity_body`] and
+//!   [`rigid::Body::angular_momentum_body`] give them along the body's axes), orientation is a unit quaternion taking body coordinates to world coordinates,
 //!   and its rate is `dq/dt = ½ ω q` with `ω` written as the pure quaternion
 //!   `(0, ωx, ωy, ωz)`. Torque is `r × F` with `r` from the centre of mass to the point
 //!   where the force acts.
@@ -182,6 +231,46 @@
 //!   ([`MassError`]). [`FixedTimestep`] keeps its clock in `f64` whatever the state's
 //!   precision, and refuses negative and non-finite frame times
 //!   ([`FixedTimestepError`]).
+//!
+//! # What is refused, and what is not
+//!
+//! Bad input gets an error that names the value, never silent garbage, where the crate
+//! can tell it is bad without slowing down every step:
+//!
+//! - constructors and setters: a mass that is not finite and positive or whose inverse
+//!   overflows; a particle whose momentum `m·v` (or velocity `p/m`) overflows or
+//!   underflows its precision ([`MassError::MomentumOutOfRange`]); an inertia tensor no
+//!   body has, or whose inverse or trace overflows ([`rigid::InertiaError`]); an
+//!   orientation that is zero or not finite (any other quaternion, however large or small
+//!   its coordinates, is normalized);
+//! - steps: a non-finite `t` or `dt`; a [`Trajectory`] of more than
+//!   [`Trajectory::MAX_STEPS`] steps ([`StepError::TooManySteps`]); a [`FixedTimestep`]
+//!   whose frames could run more than [`FixedTimestep::MAX_STEPS_PER_FRAME`] steps;
+//! - with `serde`, everything the constructors refuse, unknown fields, and non-finite
+//!   states (on saving and on loading).
+//!
+//! What is **not** refused, because checking it would cost every step or because it is
+//! legal:
+//!
+//! - **Finite forces that overflow the state.** A force of 10³⁰⁰ N for 10¹⁰ s makes the
+//!   momentum infinite, and explicit methods return `Ok` with it (backward Euler refuses a
+//!   non-finite residual). If your forces can be that large, check the state with
+//!   [`VectorSpace::is_finite`] after a step.
+//! - **Torques that push a rigid body's `ω = I⁻¹ L` past the range of its floats**
+//!   (`|L|` above the smallest moment times the largest float; the setters refuse such an
+//!   `L`, but a kick can reach it). Its spin is then infinite and the orientation of the
+//!   next drift `NaN`. [`rigid::Splitting`] refuses such a step with
+//!   [`StepError::Overflow`]; the other methods carry it. (A finite `ω` whose `ω · dt`
+//!   overflows still gives a unit quaternion.)
+//! - **Near-degenerate inertia**, such as `diag(10⁻¹², 1, 1)`: a tensor a body can have
+//!   (a thin rod), accepted, but a spin about its thin axis is far too fast for an
+//!   ordinary `dt`: at 60 Hz RK4's energy is off 3000-fold within a second (see
+//!   [`rigid::Inertia`]).
+//! - **Non-finite values you set yourself** (a `NaN` position, an infinite angular
+//!   momentum) are kept as given; non-finite results follow from them.
+//! - **A force that panics**: the panic propagates out of `step`, and a state caught
+//!   with `catch_unwind` may be left partly stepped (a partitioned method kicks and
+//!   drifts it as it goes).
 //!
 //! # Implementing `State` for your own struct
 //!
@@ -286,20 +375,32 @@
 //!
 //! # Features
 //!
-//! - `std` (default): floating-point functions from the standard library.
+//! - `std` (default): floating-point functions from the standard library. Implies `alloc`.
+//! - `alloc`: states sized at run time (`Vec`, `Box<[T]>`, [`Particles`]) and heap
+//!   workspaces for implicit solves of more than 16 unknowns. Without it (`no_std` with no
+//!   allocator) everything else works, and nothing allocates.
 //! - `libm`: floating-point functions from `libm`, for `no_std` targets:
-//!   `cargo build --no-default-features --features libm`. Nothing in the crate allocates.
+//!   `cargo build --no-default-features --features libm`.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
 //!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
-//!   glam's types) and the settings ([`BackwardEuler`], [`Method`], the memory of
-//!   [`PositionVerlet`], [`FixedTimestep`], [`rigid::Inertia`],
+//!   glam's types) and the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
+//!   the method's name, a [`Stepper`] as its method, [`FixedTimestep`], [`rigid::Inertia`],
 //!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
-//!   and its orientation a unit quaternion. Works without `std`.
+//!   and its orientation a unit quaternion. Unknown fields are refused, and so are
+//!   non-finite states, both when saving (JSON would write `null`, which reads back as no
+//!   number) and when loading (a number out of the state's range, `1e39` in `f32`, reads
+//!   as infinite). Round trips are bit-exact given a format that reads every float back
+//!   to the same bits: with serde_json, switch on its `float_roundtrip` feature (its
+//!   default parser can be one ulp off; what it reads still loads). Works without
+//!   `std`.
 //! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
+//! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
+//!   a [`VectorSpace`], stepped by value; `DVector` a [`Vector`], stepped in place.
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -308,6 +409,7 @@ extern crate alloc;
 #[cfg(not(any(feature = "std", feature = "libm")))]
 compile_error!("timestep needs the `std` feature or, on no_std targets, the `libm` feature");
 
+pub mod adaptive;
 pub mod analytic;
 pub mod batch;
 mod error;
@@ -315,9 +417,12 @@ mod fixed_timestep;
 mod integrators;
 mod interpolate;
 pub mod linalg;
+#[cfg(feature = "nalgebra")]
+mod nalgebra_impls;
 mod particle;
 #[cfg(feature = "alloc")]
 mod particles;
+pub mod prelude;
 pub mod rigid;
 mod scalar;
 mod state;
@@ -328,9 +433,9 @@ mod vector_space;
 pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Memoryless, Method, MethodKind,
-    Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme, SemiImplicitEuler,
-    Stepper, Tableau, Verlet, WithJacobian,
+    BackwardEuler, Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Integrator, Memoryless,
+    Method, MethodKind, Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme,
+    SemiImplicitEuler, Stepper, Tableau, Tsit5, Verlet, WithJacobian,
 };
 pub use linalg::{Jacobian, Structure};
 
@@ -345,7 +450,7 @@ pub mod workspace {
         SemiImplicitEulerWorkspace, VerletWorkspace,
     };
 }
-pub use interpolate::Interpolate;
+pub use interpolate::{Interpolate, InterpolateMotion};
 pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
@@ -354,6 +459,20 @@ pub use state::{Derivative, DerivativeOf, Forces, InPlace, State};
 pub use trajectory::Trajectory;
 pub use vector::Vector;
 pub use vector_space::{NoVelocity, VectorSpace};
+
+/// The glam the crate is built with (0.33 or 0.34, whichever your build resolved):
+/// `timestep::glam::Vec3` is the type `Particle<Vec3>` and [`rigid::RigidBody`] are made
+/// of, so a program can name it without a glam dependency of its own. When a build has one
+/// glam (the README's "glam versions" says how), it is also Bevy's `bevy_math::Vec3`.
+///
+/// ```
+/// use timestep::glam::Vec3;
+/// use timestep::Particle;
+///
+/// let ball = Particle::new(1.0, Vec3::ZERO, Vec3::X);
+/// assert_eq!(ball.position(), Vec3::ZERO);
+/// ```
+pub use glam;
 
 /// The README's code, compiled and run as a doc test so that it cannot go stale.
 #[doc = include_str!("../README.md")]

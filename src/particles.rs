@@ -49,13 +49,35 @@ use num_traits::Zero;
 /// assert!((bodies.total_momentum() - start).length() < 1e-12);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Particles<V: VectorSpace> {
     positions: Vec<V>,
     momenta: Vec<V>,
     velocities: Vec<V>,
     masses: Vec<V::Scalar>,
     inverse_masses: Vec<V::Scalar>,
+}
+
+/// `clone_from` reuses the buffers, so that the probes and predictions integrators copy
+/// into cost no allocation (a derived `Clone` would make new `Vec`s each time).
+impl<V: VectorSpace> Clone for Particles<V> {
+    fn clone(&self) -> Self {
+        Particles {
+            positions: self.positions.clone(),
+            momenta: self.momenta.clone(),
+            velocities: self.velocities.clone(),
+            masses: self.masses.clone(),
+            inverse_masses: self.inverse_masses.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.positions.clone_from(&source.positions);
+        self.momenta.clone_from(&source.momenta);
+        self.velocities.clone_from(&source.velocities);
+        self.masses.clone_from(&source.masses);
+        self.inverse_masses.clone_from(&source.inverse_masses);
+    }
 }
 
 /// Why [`Particles`] were refused.

@@ -15,8 +15,9 @@ use num_traits::Float;
 /// order; Runge–Kutta methods combine [`Derivative`]s and apply them with
 /// [`advance`](State::advance).
 ///
-/// Every [`VectorSpace`] is a `State` too: a first-order system `y' = f(t, y)` whose whole
-/// value is "momentum" and whose velocity is [`NoVelocity`]. Its force is `f(t, y)`.
+/// Every [`Vector`] ([`VectorSpace`]s, `Vec<f64>`, `Vec<DVec3>`, …) is a `State` too: a
+/// first-order system `y' = f(t, y)` whose whole value is "momentum" and whose velocity is
+/// [`NoVelocity`]. Its force is `f(t, y)`.
 ///
 /// # Implementing `State`
 ///
@@ -52,6 +53,103 @@ use num_traits::Float;
 /// let push = |_: &Bead, _t: f64| 2.0; // 2 N on 2 kg
 /// SemiImplicitEuler.step(&mut bead, &push, 0.0, 1.0)?;
 /// assert_eq!((bead.x, bead.velocity()), (1.0, 1.0));
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+///
+/// # Implementing a large `State`
+///
+/// A state sized at run time keeps its parts in `Vec`s and overrides the in-place methods,
+/// which integrators call instead of the by-value ones; then a [`Stepper`](crate::Stepper)
+/// steps it without allocating. Here, a chain of beads on a line, each joined to the next
+/// by a spring, as one state:
+///
+/// - `Velocity` and `Force` are `Vec<f64>`s (any [`Vector`]), one entry per bead;
+/// - the three by-value methods delegate to the in-place ones (they are for convenience,
+///   and may allocate);
+/// - [`velocity_into`](State::velocity_into), [`drift_by`](State::drift_by),
+///   [`kick_by`](State::kick_by) write in place, and [`zero_force`](State::zero_force)
+///   sizes the force buffers;
+/// - `Clone::clone_from` reuses the buffers: the default probes copy the state into a
+///   probe with it, and a derived `Clone` would allocate new `Vec`s there;
+/// - optionally, [`probe_into`](State::probe_into) in one pass and
+///   [`coordinates_into`](State::coordinates_into) for implicit methods' scaling.
+///
+/// ```
+/// use timestep::{InPlace, Integrator, Rk4, State, Stepper, Vector};
+///
+/// #[derive(Debug)]
+/// struct Chain {
+///     positions: Vec<f64>,
+///     momenta: Vec<f64>,
+///     inverse_mass: f64,
+/// }
+///
+/// impl Clone for Chain {
+///     fn clone(&self) -> Self {
+///         Chain { positions: self.positions.clone(), momenta: self.momenta.clone(), ..*self }
+///     }
+///     fn clone_from(&mut self, source: &Self) {
+///         self.positions.clone_from(&source.positions);
+///         self.momenta.clone_from(&source.momenta);
+///         self.inverse_mass = source.inverse_mass;
+///     }
+/// }
+///
+/// impl State for Chain {
+///     type Scalar = f64;
+///     type Velocity = Vec<f64>;
+///     type Force = Vec<f64>;
+///
+///     fn velocity(&self) -> Vec<f64> {
+///         let mut velocity = self.zero_force();
+///         self.velocity_into(&mut velocity);
+///         velocity
+///     }
+///     fn drift(&mut self, velocity: Vec<f64>, dt: f64) {
+///         self.drift_by(&velocity, dt);
+///     }
+///     fn kick(&mut self, force: Vec<f64>, dt: f64) {
+///         self.kick_by(&force, dt);
+///     }
+///
+///     fn velocity_into(&self, out: &mut Vec<f64>) {
+///         for (v, p) in out.iter_mut().zip(&self.momenta) {
+///             *v = p * self.inverse_mass;
+///         }
+///     }
+///     fn drift_by(&mut self, velocity: &Vec<f64>, dt: f64) {
+///         self.positions.add_scaled_assign(velocity, dt);
+///     }
+///     fn kick_by(&mut self, force: &Vec<f64>, dt: f64) {
+///         self.momenta.add_scaled_assign(force, dt);
+///     }
+///     fn zero_force(&self) -> Vec<f64> {
+///         vec![0.0; self.positions.len()]
+///     }
+/// }
+///
+/// // Springs of k = 1 between neighbours, both ends free, written in place.
+/// let springs = InPlace(|chain: &Chain, _t: f64, force: &mut Vec<f64>| {
+///     force.set_zero();
+///     for i in 0..chain.positions.len() - 1 {
+///         let pull = chain.positions[i + 1] - chain.positions[i] - 1.0;
+///         force[i] += pull;
+///         force[i + 1] -= pull;
+///     }
+/// });
+/// let n = 1000;
+/// let mut chain = Chain {
+///     positions: (0..n).map(|i| 1.1 * i as f64).collect(), // stretched by 10%
+///     momenta: vec![0.0; n],
+///     inverse_mass: 1.0,
+/// };
+/// let mut rk4 = Stepper::new(Rk4);
+/// for i in 0..100 {
+///     rk4.step(&mut chain, &springs, i as f64 * 0.1, 0.1)?;
+/// }
+/// // Internal forces only: the total momentum stays zero, and the ends pull inwards.
+/// assert!(chain.momenta.iter().sum::<f64>().abs() < 1e-9);
+/// assert!(chain.positions[0] > 0.0 && chain.positions[n - 1] < 1.1 * (n - 1) as f64);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 pub trait State: Clone {

@@ -10,7 +10,7 @@ mod common;
 use approx::assert_relative_eq;
 use common::{log_log_slope, methods, order, spring};
 use timestep::analytic::DampedOscillator;
-use timestep::{Integrator, Method, Particle, State};
+use timestep::{Integrator, Method, Particle};
 
 const STIFFNESS: f64 = 10.0;
 const DURATION: f64 = 5.0;
@@ -42,7 +42,10 @@ fn ladder(order: f64) -> [f64; 4] {
     let coarsest = match order as u32 {
         1 => 0.004,
         2 => 0.01,
-        _ => 0.04,
+        3 | 4 => 0.04,
+        // Tsitouras' pair makes its fifth-order error small by design, so at 0.04 the
+        // sixth-order term still shows; errors at 0.0025 stay well above rounding.
+        _ => 0.02,
     };
     [coarsest, coarsest / 2.0, coarsest / 4.0, coarsest / 8.0]
 }

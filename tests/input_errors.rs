@@ -7,7 +7,7 @@ mod common;
 use common::spring;
 use timestep::{
     BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Method, Midpoint, Particle,
-    PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Trajectory, Verlet,
+    PositionVerlet, Rk4, SemiImplicitEuler, StepError, Trajectory, Verlet,
 };
 
 const NON_FINITE: [f64; 3] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
@@ -202,6 +202,9 @@ fn method_names_round_trip() {
             "verlet",
             "position-verlet",
             "backward-euler",
+            "bs3",
+            "dopri5",
+            "tsit5",
         ]
     );
     for (name, listed) in M::NAMES.iter().zip(M::all()) {

@@ -3,7 +3,9 @@
 //! included, with finite differences and with an analytic Jacobian), called directly and
 //! through [`Method`]'s dispatch, on particles in `f64` and in `f32` 3-D, on rigid bodies
 //! in both precisions, and through the serial batch function [`step_all`], its error path
-//! included.
+//! included. States sized at run time (`Vec<f64>`, `Vec<DVec3>`, `Box<[f64]>`,
+//! [`Particles`]) allocate their workspace on a [`Stepper`]'s first step and nothing after,
+//! with every method and with banded backward Euler.
 //!
 //! The counter is per thread, so tests running side by side on other threads (and the test
 //! harness itself) cannot add to it; a first test checks that it does count.
@@ -20,18 +22,22 @@ use timestep::{
     BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
     Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
 };
+use timestep::{InPlace, MethodKind, Particles, Stepper, Structure, Vector};
 
 thread_local! {
     /// Allocations (including reallocations) made by this thread so far.
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    /// Bytes allocated (including reallocations' new sizes) by this thread so far.
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
 /// The system allocator, counting every allocation and reallocation in [`ALLOCATIONS`].
 struct Counting;
 
-fn count() {
+fn count(bytes: usize) {
     // `try_with`: an allocation while the thread's locals are being torn down is not ours.
     let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    let _ = BYTES.try_with(|n| n.set(n.get() + bytes));
 }
 
 // SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
@@ -39,19 +45,19 @@ fn count() {
 // initializer, no destructor), which never allocates.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
+        count(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
+        count(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
+        count(new_size);
         // SAFETY: forwarded as received.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -348,4 +354,169 @@ fn failing_steps_and_batches_allocate_nothing() {
         count, 0,
         "{count} allocations on backward Euler's error path"
     );
+}
+
+/// [`STEPS`] steps of `stepper` after a first one that makes its workspace: the first may
+/// allocate, the others must not, and they must move the state.
+fn assert_no_allocation_after_the_first<S, I, F>(
+    what: &str,
+    mut stepper: I,
+    start: S,
+    forces: &F,
+    dt: f64,
+) where
+    S: State<Scalar = f64> + PartialEq + core::fmt::Debug,
+    I: Integrator<S>,
+    F: Forces<S>,
+{
+    let mut state = start.clone();
+    stepper.step(&mut state, forces, 0.0, dt).unwrap();
+    let moved = state.clone();
+    let (count, result) = allocations(|| {
+        for i in 1..=STEPS {
+            stepper.step(&mut state, forces, i as f64 * dt, dt)?;
+        }
+        Ok::<(), StepError>(())
+    });
+    assert_eq!(result, Ok(()), "{what}: the steps must succeed");
+    assert_ne!(state, moved, "{what}: the steps must move the state");
+    assert_eq!(
+        count, 0,
+        "{what}: {count} allocations in {STEPS} steps after the first"
+    );
+}
+
+/// Every method, by name through [`Method`] (a stepper), on one large state.
+fn every_method_on_a_large_state<S, F>(kind: &str, start: S, forces: &F, dt: f64)
+where
+    S: State<Scalar = f64> + PartialEq + core::fmt::Debug,
+    F: Forces<S>,
+{
+    for method in Method::<S>::all() {
+        assert_no_allocation_after_the_first(
+            &format!("{method} on {kind}"),
+            method,
+            start.clone(),
+            forces,
+            dt,
+        );
+    }
+}
+
+#[test]
+fn large_states_allocate_only_on_the_first_step() {
+    // A chain of 500 unknowns diffusing: u'ᵢ = uᵢ₋₁ − 2uᵢ + uᵢ₊₁, written in place.
+    let diffusion = InPlace(|u: &Vec<f64>, _t: f64, du: &mut Vec<f64>| {
+        let n = u.len();
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+            du[i] = left - 2.0 * u[i] + right;
+        }
+    });
+    let start: Vec<f64> = (0..40).map(|i| (i as f64 * 0.1).sin()).collect();
+    every_method_on_a_large_state("Vec<f64>", start, &diffusion, 0.01);
+    let start: Vec<f64> = (0..2000).map(|i| (i as f64 * 0.1).sin()).collect();
+    assert_no_allocation_after_the_first(
+        "banded BackwardEuler on Vec<f64>",
+        Stepper::new(BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 })),
+        start,
+        &diffusion,
+        0.1,
+    );
+
+    #[allow(clippy::borrowed_box)] // the state is the box itself
+    let boxed = InPlace(|u: &Box<[f64]>, _t: f64, du: &mut Box<[f64]>| {
+        for (d, u) in du.iter_mut().zip(u.iter()) {
+            *d = -u;
+        }
+    });
+    let start: Box<[f64]> = (0..30).map(|i| i as f64).collect();
+    every_method_on_a_large_state("Box<[f64]>", start, &boxed, 0.01);
+
+    let swirl = InPlace(|u: &Vec<DVec3>, _t: f64, du: &mut Vec<DVec3>| {
+        for (d, u) in du.iter_mut().zip(u) {
+            *d = DVec3::Z.cross(*u) - 0.1 * *u;
+        }
+    });
+    let start: Vec<DVec3> = (0..12).map(|i| DVec3::new(1.0, i as f64, 0.5)).collect();
+    every_method_on_a_large_state("Vec<DVec3>", start, &swirl, 0.01);
+
+    // Particles pulled to the origin and to each neighbour.
+    let springs = InPlace(
+        |bodies: &Particles<DVec3>, _t: f64, forces: &mut Vec<DVec3>| {
+            let x = bodies.positions();
+            forces.set_zero();
+            for i in 0..x.len() {
+                forces[i] -= x[i];
+                if i + 1 < x.len() {
+                    let pull = 2.0 * (x[i + 1] - x[i]);
+                    forces[i] += pull;
+                    forces[i + 1] -= pull;
+                }
+            }
+        },
+    );
+    let n = 8;
+    let start = Particles::new(
+        (0..n).map(|i| 1.0 + i as f64 / 10.0).collect(),
+        (0..n).map(|i| DVec3::new(i as f64, 0.0, 1.0)).collect(),
+        vec![DVec3::Y; n],
+    );
+    every_method_on_a_large_state("Particles<DVec3>", start, &springs, 0.01);
+    assert_eq!(
+        MethodKind::NAMES.len(),
+        Method::<Particles<DVec3>>::all().len()
+    );
+}
+
+/// Bytes this thread allocates while running `f`.
+fn bytes_allocated<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let before = BYTES.with(Cell::get);
+    let result = f();
+    (BYTES.with(Cell::get) - before, result)
+}
+
+/// The memory of each method's workspace on a state of 10⁶ unknowns, in copies of the
+/// state's size (8 MB for `Vec<f64>`): what the crate docs' table says. Explicit Runge–Kutta
+/// methods hold one rate per stage plus a probe and a sum; velocity Verlet two forces and a
+/// probe; backward Euler with a tridiagonal Jacobian six rates, the end-of-step probe, four
+/// numbers per unknown, pivots (one `usize` each) and the band's LU storage (four diagonals,
+/// one for fill-in).
+#[test]
+fn workspace_memory_on_a_million_unknowns() {
+    let n = 1_000_000;
+    let state = vec![0.5_f64; n];
+    let size = n * std::mem::size_of::<f64>();
+    let banded = BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+    let expected = [
+        ("explicit-euler", 3),
+        ("semi-implicit-euler", 1),
+        ("midpoint", 4),
+        ("improved-euler", 4),
+        ("rk4", 6),
+        ("verlet", 3),
+        ("position-verlet", 3),
+    ];
+    println!("| method | workspace | copies of the state |");
+    println!("|---|---|---|");
+    for (kind, (name, copies)) in MethodKind::all().into_iter().zip(expected) {
+        assert_eq!(kind.name(), name);
+        let (bytes, stepper) = bytes_allocated(|| Method::for_state(kind, &state));
+        drop(stepper);
+        println!(
+            "| `{name}` | {} MB | {} |",
+            bytes / 1_000_000,
+            bytes as f64 / size as f64
+        );
+        assert_eq!(bytes, copies * size, "{name}");
+    }
+    let (bytes, stepper) = bytes_allocated(|| Stepper::for_state(banded, &state));
+    drop(stepper);
+    println!(
+        "| `backward-euler`, tridiagonal | {} MB | {} |",
+        bytes / 1_000_000,
+        bytes as f64 / size as f64
+    );
+    assert_eq!(bytes, (6 + 1 + 4 + 1 + 4) * size);
 }

@@ -1,10 +1,10 @@
 //! No allocation after the first step on states sized at run time: a global allocator that
 //! counts the allocations of the thread that makes them shows zero over 20 steps that
 //! follow a first step (which makes the [`Stepper`]'s workspace), for every method on a
-//! `Vec<f64>` and a `Vec<DVec3>` with forces written in place, and for the benchmarks' cases:
-//! a chain of masses stepped by RK4 and by Verlet, gravity between bodies stepped by Verlet
-//! (both [`Particles<DVec3>`]), and the heat equation stepped by banded backward Euler (finite
-//! differences, and an analytic Jacobian).
+//! `Vec<f64>`, a `Vec<DVec3>` and [`Particles<DVec3>`] with forces written in place, and for
+//! the benchmarks' cases: a chain of masses stepped by RK4 and by Verlet, gravity between
+//! bodies stepped by Verlet (both [`Particles<DVec3>`]), and the heat equation stepped by
+//! banded backward Euler (finite differences, an analytic Jacobian, and [`WithJacobian`]).
 //!
 //! The counter is per thread, so tests running side by side on other threads cannot add to
 //! it. `unsafe` here is only the `GlobalAlloc` implementation, which forwards every call
@@ -186,16 +186,13 @@ fn chain_by_rk4_allocates_only_on_its_first_step() {
     );
 }
 
-/// The methods that copy a whole state with `Clone::clone_from` (velocity Verlet's
-/// end-of-step prediction, position Verlet's probes), on [`Particles`].
-const CLONING: [&str; 2] = ["verlet", "position-verlet"];
-
+/// Every method on [`Particles`], velocity Verlet's end-of-step prediction and position
+/// Verlet's probes included: they copy the state with `Clone::clone_from`, which `Particles`
+/// implements by copying into its own buffers (a derived `Clone` made five new `Vec`s each
+/// time: 5 allocations per Verlet step, 20 per position Verlet step).
 #[test]
-fn every_other_method_on_particles_allocates_only_on_its_first_step() {
+fn every_method_on_particles_allocates_only_on_its_first_step() {
     for kind in MethodKind::all() {
-        if CLONING.contains(&kind.name()) {
-            continue;
-        }
         // Small enough for backward Euler's dense solve (120 unknowns).
         let (mut state, forces) = chain(20);
         let count = allocations_after_first_step(
@@ -212,26 +209,7 @@ fn every_other_method_on_particles_allocates_only_on_its_first_step() {
     }
 }
 
-/// `CLONING` methods copy the state with `Clone::clone_from`, which `Particles` takes from
-/// `#[derive(Clone)]`: a fresh clone, five `Vec`s, each time (velocity Verlet: 5 allocations
-/// per step, position Verlet: 20). Ignored until `Particles` implements `clone_from` by
-/// copying into its own buffers.
 #[test]
-#[ignore = "Particles' derived Clone allocates in clone_from: 5 allocations per Verlet step"]
-fn cloning_methods_on_particles_allocate_only_on_their_first_step() {
-    for name in CLONING {
-        let (mut state, forces) = chain(20);
-        let mut method: Method<Particles<DVec3>> = name.parse().expect("a method");
-        let count = allocations_after_first_step(name, &mut method, &mut state, &forces, 0.01);
-        assert_eq!(
-            count, 0,
-            "{name} on Particles: {count} allocations in {STEPS} steps"
-        );
-    }
-}
-
-#[test]
-#[ignore = "Particles' derived Clone allocates in clone_from: 5 allocations per Verlet step"]
 fn chain_by_verlet_allocates_only_on_its_first_step() {
     let (mut state, forces) = chain(1000);
     let count = allocations_after_first_step(
@@ -248,7 +226,6 @@ fn chain_by_verlet_allocates_only_on_its_first_step() {
 }
 
 #[test]
-#[ignore = "Particles' derived Clone allocates in clone_from: 5 allocations per Verlet step"]
 fn gravity_by_verlet_allocates_only_on_its_first_step() {
     let n = 50;
     let positions = (0..n)
@@ -353,11 +330,9 @@ fn banded_backward_euler_allocates_only_on_its_first_step() {
     );
 }
 
-/// [`WithJacobian`] implements `Forces::force` and `jacobian` but not `force_into`, so its
-/// forces reach the integrator by value: [`InPlace`] forces wrapped in it make a new `Vec`
-/// per evaluation. Ignored until `WithJacobian` forwards `force_into`.
+/// [`WithJacobian`] forwards `force_into`, so [`InPlace`] forces wrapped in it stay in place
+/// (before it did, they were called by value: a new `Vec` per evaluation, 3 per step here).
 #[test]
-#[ignore = "WithJacobian does not forward force_into: one allocation per force evaluation"]
 fn with_jacobian_keeps_forces_in_place() {
     let n = 100;
     let scale = ((n + 1) * (n + 1)) as f64;

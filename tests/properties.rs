@@ -10,7 +10,7 @@ use std::cell::Cell;
 use timestep::analytic::DampedOscillator;
 use timestep::{
     ExplicitEuler, Integrator, MassError, Method, Particle, PositionVerlet, Rk4, SemiImplicitEuler,
-    State, Trajectory, Verlet,
+    Trajectory, Verlet,
 };
 
 /// Machine epsilon, the unit of the rounding bounds below.

@@ -103,7 +103,7 @@ fn angular_momentum_is_bit_for_bit_constant_without_torque() {
 
 /// Each method's largest relative energy error at 60 Hz over 60 s, the additive orientation
 /// update, and the band it must stay in. The numbers are the table in the `rigid` module docs.
-const ENERGY_BOUNDS: [(&str, f64, f64); 9] = [
+const ENERGY_BOUNDS: [(&str, f64, f64); 12] = [
     ("explicit-euler", 0.80, 0.86),
     ("semi-implicit-euler", 0.80, 0.86),
     ("midpoint", 3e-5, 5e-5),
@@ -112,6 +112,9 @@ const ENERGY_BOUNDS: [(&str, f64, f64); 9] = [
     ("verlet", 0.80, 0.86),
     ("position-verlet", 2e-5, 3e-5),
     ("backward-euler", 0.28, 0.34),
+    ("bs3", 1e-5, 1.5e-5),
+    ("dopri5", 4e-11, 7e-11),
+    ("tsit5", 5e-13, 1.2e-12),
     ("splitting", 6e-6, 1e-5),
 ];
 
@@ -134,6 +137,7 @@ fn energy_error_of_every_method_at_60_hz_over_60_s() {
             run.flips.len()
         );
     }
+    assert_eq!(runs.len(), ENERGY_BOUNDS.len(), "a band for every method");
     for ((name, run), (expected, low, high)) in runs.iter().zip(ENERGY_BOUNDS) {
         assert_eq!(name, expected);
         assert!(

@@ -10,7 +10,7 @@ mod common;
 use approx::assert_relative_eq;
 use common::{energy, spring};
 use timestep::{
-    BackwardEuler, Integrator, Jacobian, Method, Particle, State, StepError, Stepper, WithJacobian,
+    BackwardEuler, Integrator, Jacobian, Method, Particle, StepError, Stepper, WithJacobian,
 };
 
 const K: f64 = 1.0e6;
@@ -298,4 +298,80 @@ fn singular_jacobians_and_non_finite_forces_are_refused() {
         Err(StepError::NonFiniteResidual)
     );
     assert_eq!(y, 1.0);
+}
+
+/// A stiff spring (k = 10⁴, m = 1, dt = 1/60) anchored far from the origin steps as well
+/// as one anchored near it: the finite differences and the Newton test scale with the
+/// state's coordinates. The linear solve gives `v = −k x₀ dt / (1 + k dt²)` for a release
+/// 1 m from the anchor, to within what rounding of the position allows.
+#[test]
+fn a_stiff_spring_far_from_the_origin_converges() {
+    let dt = 1.0 / 60.0;
+    let exact = -1e4 * dt / (1.0 + 1e4 * dt * dt);
+    for anchor in [10.0, 1e6, 1e7, 1e10] {
+        let spring = move |p: &Particle<f64>, _t: f64| -1e4 * (p.position() - anchor);
+        let mut particle = Particle::new(1.0, anchor + 1.0, 0.0);
+        BackwardEuler::new()
+            .step(&mut particle, &spring, 0.0, dt)
+            .unwrap_or_else(|e| panic!("anchor {anchor:e}: {e}"));
+        let resolution = 1e4 * dt * anchor * f64::EPSILON * 64.0;
+        assert!(
+            (particle.velocity() - exact).abs() <= 1e-9 * exact.abs() + resolution,
+            "anchor {anchor:e}: v = {}, exact {exact}",
+            particle.velocity()
+        );
+    }
+    for anchor in [10.0_f32, 100.0, 1e4] {
+        let spring = move |p: &Particle<f32>, _t: f32| -1e4 * (p.position() - anchor);
+        let mut particle = Particle::new(1.0_f32, anchor + 1.0, 0.0);
+        BackwardEuler::new()
+            .step(&mut particle, &spring, 0.0, dt as f32)
+            .unwrap_or_else(|e| panic!("f32 anchor {anchor:e}: {e}"));
+        let resolution = 1e4 * (dt as f32) * anchor * f32::EPSILON * 64.0;
+        assert!(
+            (particle.velocity() - exact as f32).abs() <= 1e-4 * exact.abs() as f32 + resolution,
+            "f32 anchor {anchor:e}: v = {}",
+            particle.velocity()
+        );
+    }
+}
+
+/// A step so long that rounding of the end state decides the answer (dt = 10⁴⁵ in f64,
+/// 10³⁰ in f32, on that spring) is refused, the state unchanged, where it used to return
+/// `Ok` with a momentum of 10²⁶.
+#[test]
+fn a_step_too_long_for_the_precision_is_refused() {
+    let spring = |p: &Particle<f64>, _t: f64| -1e4 * (p.position() - 1e6);
+    let start = Particle::new(1.0, 1e6 + 1.0, 0.0);
+    let mut particle = start;
+    let error = BackwardEuler::new()
+        .step(&mut particle, &spring, 0.0, 1e45)
+        .unwrap_err();
+    assert!(matches!(error, StepError::StepTooLong { .. }), "{error}");
+    assert_eq!(particle, start);
+
+    let spring = |p: &Particle<f32>, _t: f32| -1e4 * p.position();
+    let start = Particle::new(1.0_f32, 1.0, 0.0);
+    let mut particle = start;
+    let error = BackwardEuler::new()
+        .step(&mut particle, &spring, 0.0, 1e30)
+        .unwrap_err();
+    assert!(matches!(error, StepError::StepTooLong { .. }), "{error}");
+    assert_eq!(particle, start);
+}
+
+/// A Jacobian with a NaN entry is reported as non-finite, not as singular.
+#[test]
+fn a_nan_analytic_jacobian_is_not_called_singular() {
+    let broken = WithJacobian::new(
+        |p: &Particle<f64>, _t: f64| -p.position(),
+        |_: &Particle<f64>, _t: f64, j: &mut Jacobian<f64>| j[(1, 0)] = f64::NAN,
+    );
+    let start = Particle::new(1.0, 1.0, 0.0);
+    let mut particle = start;
+    let error = BackwardEuler::new()
+        .step(&mut particle, &broken, 0.0, 0.1)
+        .unwrap_err();
+    assert_eq!(error, StepError::NonFiniteJacobian);
+    assert_eq!(particle, start);
 }

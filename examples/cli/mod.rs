@@ -1,170 +1,169 @@
-//! The command line of the large-state examples (`nbody`, `cloth`, `heat`): flags that each
-//! take one value, listed with their defaults by `--help`, and the schedule of a fixed-step
-//! run (how many steps, the time of each, which ones print a row).
-//!
-//! A bad flag or value prints one line, `program: message`, on stderr and exits with status
-//! 2, as `trajectory` and the rigid-body examples do.
-
-// Each example uses the part it needs.
-#![allow(dead_code)]
+//! The command line shared by the examples: `--flag value` pairs, `--help` with every flag
+//! and its default, and a one-line message with exit status 2 for anything bad.
+#![allow(dead_code)] // each example uses the helpers it needs
 
 use std::fmt::Display;
 use std::process::exit;
-use timestep::{Method, State};
 
-/// A flag that takes a value: `--dt 10`.
+/// The most steps an example runs: ten million (seconds of work, and for the examples
+/// that print a row per step, about a gigabyte of CSV). A `--dt` and `--duration` that
+/// ask for more are refused: they would look like a hang.
+pub const MAX_STEPS: f64 = 1e7;
+
+/// A flag an example takes.
 pub struct Flag {
-    /// The flag, with its dashes: `"--dt"`.
+    /// `--name`.
     pub name: &'static str,
-    /// What the value is, for the usage line: `"DAYS"`.
+    /// What its value is, for the usage line: `DT`, `N`, `f32|f64`, …
     pub value: &'static str,
-    /// The value when the flag is not given, as typed on the command line.
-    pub default: &'static str,
-    /// What it sets.
+    /// One line on what it does.
     pub help: &'static str,
+    /// Its default, as text.
+    pub default: String,
 }
 
-/// The flags as given (or defaulted), checked one by one as the example reads them.
-pub struct Args {
-    program: &'static str,
-    flags: &'static [Flag],
-    values: Vec<String>,
-}
-
-impl Args {
-    /// Reads `std::env::args()`. `--help` (or `-h`) prints the usage, every flag with its
-    /// default, and exits with status 0; an unknown flag or a missing value exits with
-    /// status 2.
-    pub fn parse(program: &'static str, about: &str, flags: &'static [Flag]) -> Args {
-        let mut args = Args {
-            program,
-            flags,
-            values: flags.iter().map(|flag| flag.default.to_string()).collect(),
-        };
-        let mut given = std::env::args().skip(1);
-        while let Some(name) = given.next() {
-            if name == "--help" || name == "-h" {
-                println!("{}", args.usage(about));
-                exit(0);
-            }
-            let Some(index) = flags.iter().position(|flag| flag.name == name) else {
-                let names: Vec<&str> = flags.iter().map(|flag| flag.name).collect();
-                args.fail(format!(
-                    "unknown flag {name:?} (flags: {}, --help)",
-                    names.join(", ")
-                ));
-            };
-            match given.next() {
-                Some(value) => args.values[index] = value,
-                None => args.fail(format!("{name} needs a value")),
-            }
+impl Flag {
+    /// A flag with its default.
+    pub fn new(
+        name: &'static str,
+        value: &'static str,
+        help: &'static str,
+        default: impl Display,
+    ) -> Self {
+        Flag {
+            name,
+            value,
+            help,
+            default: default.to_string(),
         }
-        args
     }
+}
 
-    fn usage(&self, about: &str) -> String {
-        let mut usage = format!("usage: {}", self.program);
-        for flag in self.flags {
-            usage += &format!(" [{} {}]", flag.name, flag.value);
+/// The usage text: what the program does, then each flag with its default.
+pub fn usage(program: &str, about: &str, flags: &[Flag]) -> String {
+    let mut text = format!("{program}: {about}\n\nusage: {program}");
+    for flag in flags {
+        text += &format!(" [{} {}]", flag.name, flag.value);
+    }
+    text += " [--help]\n\n";
+    let width = flags
+        .iter()
+        .map(|f| f.name.len() + 1 + f.value.len())
+        .max()
+        .unwrap_or(0)
+        .max("--help".len());
+    for flag in flags {
+        let left = format!("{} {}", flag.name, flag.value);
+        text += &format!(
+            "  {left:width$}  {} (default {})\n",
+            flag.help, flag.default
+        );
+    }
+    text += &format!("  {:width$}  print this and exit\n", "--help");
+    text
+}
+
+/// Prints `program: message` to stderr and exits with status 2 (bad input).
+pub fn fail(program: &str, message: impl Display) -> ! {
+    eprintln!("{program}: {message}");
+    exit(2)
+}
+
+/// Reads the command line as `--flag value` pairs of `flags`, in order. `--help` (or `-h`)
+/// prints the usage and exits 0; an unknown flag or a missing value exits 2 with one line.
+pub fn parse(program: &str, about: &str, flags: &[Flag]) -> Vec<(&'static str, String)> {
+    let mut pairs = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--help" || arg == "-h" {
+            print!("{}", usage(program, about, flags));
+            exit(0);
         }
-        usage += &format!("\n{about}\n");
-        let width = self
-            .flags
-            .iter()
-            .map(|flag| flag.name.len() + flag.value.len() + 1)
-            .max()
-            .unwrap_or(0);
-        for flag in self.flags {
-            let left = format!("{} {}", flag.name, flag.value);
-            usage += &format!(
-                "\n  {left:width$}  {} (default {})",
-                flag.help, flag.default
+        let Some(flag) = flags.iter().find(|f| f.name == arg) else {
+            let known: Vec<&str> = flags.iter().map(|f| f.name).collect();
+            if known.is_empty() {
+                fail(
+                    program,
+                    format!("takes no arguments, got {arg:?} (try --help)"),
+                );
+            }
+            fail(
+                program,
+                format!("unknown flag {arg:?} (flags: {}, --help)", known.join(", ")),
             );
-        }
-        usage
+        };
+        let value = args.next().unwrap_or_else(|| {
+            fail(
+                program,
+                format!("{} needs a value {}", flag.name, flag.value),
+            )
+        });
+        pairs.push((flag.name, value));
     }
+    pairs
+}
 
-    /// Prints `program: message` on stderr and exits with status 2.
-    pub fn fail(&self, message: impl Display) -> ! {
-        eprintln!("{}: {message}", self.program);
-        exit(2)
-    }
-
-    /// The text given for `name`.
-    fn text(&self, name: &str) -> &str {
-        let index = self
-            .flags
-            .iter()
-            .position(|flag| flag.name == name)
-            .unwrap_or_else(|| panic!("{name} is not one of the example's flags"));
-        &self.values[index]
-    }
-
-    /// A finite number.
-    pub fn number(&self, name: &str) -> f64 {
-        let text = self.text(name);
-        match text.parse::<f64>() {
-            Ok(number) if number.is_finite() => number,
-            _ => self.fail(format!("{name} must be a finite number, got {text:?}")),
-        }
-    }
-
-    /// A finite number greater than 0.
-    pub fn positive(&self, name: &str) -> f64 {
-        match self.number(name) {
-            number if number > 0.0 => number,
-            _ => self.fail(format!(
-                "{name} must be greater than 0, got {:?}",
-                self.text(name)
-            )),
-        }
-    }
-
-    /// A finite number, 0 or more.
-    pub fn non_negative(&self, name: &str) -> f64 {
-        match self.number(name) {
-            number if number >= 0.0 => number,
-            _ => self.fail(format!(
-                "{name} must not be negative, got {:?}",
-                self.text(name)
-            )),
-        }
-    }
-
-    /// A whole number from `range`.
-    pub fn whole(&self, name: &str, range: std::ops::RangeInclusive<usize>) -> usize {
-        let text = self.text(name);
-        match text.parse::<usize>() {
-            Ok(number) if range.contains(&number) => number,
-            _ => self.fail(format!(
-                "{name} must be a whole number from {} to {}, got {text:?}",
-                range.start(),
-                range.end()
-            )),
-        }
-    }
-
-    /// A method by name, one of `Method::NAMES`.
-    pub fn method<S: State>(&self, name: &str) -> Method<S> {
-        let text = self.text(name);
-        text.parse()
-            .unwrap_or_else(|error| self.fail(format!("{name} {text:?}: {error}")))
-    }
-
-    /// The schedule of a run of `duration` in steps of `dt`, printing a row every `every`
-    /// (and the first and last rows); refused when it would take more than
-    /// [`MAX_STEPS`] steps.
-    pub fn schedule(&self, duration: f64, dt: f64, every: f64) -> Schedule {
-        Schedule::new(duration, dt, every).unwrap_or_else(|message| self.fail(message))
+/// `text` as a finite number, or exit 2 naming `flag`.
+pub fn finite(program: &str, flag: &str, text: &str) -> f64 {
+    match text.parse::<f64>() {
+        Ok(number) if number.is_finite() => number,
+        _ => fail(
+            program,
+            format!("{flag} must be a finite number, got {text:?}"),
+        ),
     }
 }
 
-/// The most steps a run may take: beyond, a mistyped `--dt` would run for days.
-pub const MAX_STEPS: f64 = 1e9;
+/// `text` as a finite number above 0, or exit 2 naming `flag`.
+pub fn positive(program: &str, flag: &str, text: &str) -> f64 {
+    match finite(program, flag, text) {
+        number if number > 0.0 => number,
+        _ => fail(
+            program,
+            format!("{flag} must be greater than 0, got {text:?}"),
+        ),
+    }
+}
 
-/// The steps of a run from 0 to `duration`: step `i` starts at `i · dt`, and the last one
-/// ends exactly at `duration` (a whole number of steps when `duration / dt` is one up to
-/// rounding, as [`timestep::Trajectory`] counts them, and otherwise one shorter last step).
+/// `text` as a finite number not below 0, or exit 2 naming `flag`.
+pub fn not_negative(program: &str, flag: &str, text: &str) -> f64 {
+    match finite(program, flag, text) {
+        number if number >= 0.0 => number,
+        _ => fail(
+            program,
+            format!("{flag} must not be negative, got {text:?}"),
+        ),
+    }
+}
+
+/// `text` as a whole number of at least `least`, or exit 2 naming `flag`.
+pub fn whole(program: &str, flag: &str, text: &str, least: u64) -> u64 {
+    match text.parse::<u64>() {
+        Ok(number) if number >= least => number,
+        _ => fail(
+            program,
+            format!("{flag} must be a whole number of at least {least}, got {text:?}"),
+        ),
+    }
+}
+
+/// Exits 2 when a run of `duration` in steps of `dt` takes more than [`MAX_STEPS`].
+pub fn check_steps(program: &str, duration: f64, dt: f64) {
+    let steps = duration / dt;
+    if steps.is_nan() || steps > MAX_STEPS {
+        fail(
+            program,
+            format!(
+                "--dt {dt:e} and --duration {duration:e} make {steps:e} steps, more than the {MAX_STEPS:e} this example runs (raise --dt or lower --duration)"
+            ),
+        );
+    }
+}
+
+/// The steps of a run from 0 to `duration`, for the examples that print a row every so
+/// often (`nbody`, `cloth`, `heat`): step `i` starts at `i · dt`, and the last one ends
+/// exactly at `duration` (a whole number of steps when `duration / dt` is one to rounding, as
+/// [`timestep::Trajectory`] counts them, and otherwise one shorter last step).
 pub struct Schedule {
     /// The number of steps.
     pub steps: usize,
@@ -175,13 +174,17 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    fn new(duration: f64, dt: f64, every: f64) -> Result<Schedule, String> {
+    /// The steps of `duration` in steps of `dt`, with a row every `every` (and the first
+    /// and last rows), or exit 2 naming the flags when that is more than `max_steps` steps.
+    pub fn new(program: &str, duration: f64, dt: f64, every: f64, max_steps: f64) -> Schedule {
         let ratio = duration / dt;
-        if !(ratio.is_finite() && ratio <= MAX_STEPS) {
-            return Err(format!(
-                "a duration of {duration:e} in steps of {dt:e} is {ratio:e} steps, more than \
-                 the {MAX_STEPS:e} allowed"
-            ));
+        if !(ratio.is_finite() && ratio <= max_steps) {
+            fail(
+                program,
+                format!(
+                    "--dt {dt:e} and --duration {duration:e} make {ratio:e} steps, more than the {max_steps:e} this example runs (raise --dt or lower --duration)"
+                ),
+            );
         }
         let nearest = ratio.round();
         let slack = f64::EPSILON.sqrt() * ratio.max(1.0);
@@ -190,16 +193,16 @@ impl Schedule {
         } else {
             ratio.ceil()
         };
-        Ok(Schedule {
+        Schedule {
             steps: whole as usize,
             dt,
             duration,
             every,
             next_row: every,
-        })
+        }
     }
 
-    /// The time at the end of `step` steps.
+    /// The time at the end of `steps` steps.
     pub fn time(&self, steps: usize) -> f64 {
         if steps >= self.steps {
             self.duration
@@ -220,8 +223,8 @@ impl Schedule {
     }
 }
 
-/// A number for the CSV: the shortest text that reads back as the same `f64`, in exponent
-/// form when tiny or huge.
+/// A number for CSV: the shortest text that reads back as the same `f64`, in exponent form
+/// when tiny or huge, `inf`, `-inf` or `nan` when not finite.
 pub fn csv(value: f64) -> String {
     let magnitude = value.abs();
     if value.is_nan() {

@@ -2,8 +2,8 @@
 
 use super::{Properties, Scheme, Stepper};
 use crate::{
-    BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Midpoint, PositionVerlet, Rk4,
-    SemiImplicitEuler, State, StepError, Verlet,
+    BackwardEuler, Bs3, Dopri5, ExplicitEuler, Forces, ImprovedEuler, Midpoint, PositionVerlet,
+    Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
 };
 use core::fmt;
 use core::str::FromStr;
@@ -24,6 +24,9 @@ use core::str::FromStr;
 /// | `verlet` | [`Verlet`] |
 /// | `position-verlet` | [`PositionVerlet`] |
 /// | `backward-euler` | [`BackwardEuler`] with its default settings |
+/// | `bs3` | [`Bs3`], at a fixed step |
+/// | `dopri5` | [`Dopri5`], at a fixed step |
+/// | `tsit5` | [`Tsit5`], at a fixed step |
 ///
 /// # Example
 ///
@@ -37,7 +40,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 8);
+/// assert_eq!(MethodKind::NAMES.len(), 11);
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -132,6 +135,9 @@ methods! {
     Verlet(Verlet) = "verlet", Verlet;
     PositionVerlet(PositionVerlet) = "position-verlet", PositionVerlet;
     BackwardEuler(BackwardEuler) = "backward-euler", BackwardEuler::new();
+    Bs3(Bs3) = "bs3", Bs3;
+    Dopri5(Dopri5) = "dopri5", Dopri5;
+    Tsit5(Tsit5) = "tsit5", Tsit5;
 }
 
 impl MethodKind {

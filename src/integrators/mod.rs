@@ -7,7 +7,11 @@ mod method;
 mod partitioned;
 mod stepper;
 
-pub use explicit_rk::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4, RkWorkspace, Tableau};
+pub use explicit_rk::{
+    Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, RkWorkspace, Tableau,
+    Tsit5,
+};
+pub(crate) use explicit_rk::{Stages, combination};
 pub use implicit::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use partitioned::{

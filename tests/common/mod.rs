@@ -2,7 +2,7 @@
 //! theory each test compares with.
 #![allow(dead_code)]
 
-use timestep::{Method, Particle, State};
+use timestep::{Method, MethodKind, Particle, Scheme};
 
 /// The force of a damped spring, `F = −k x − b v`, on a particle on a line.
 pub fn spring(k: f64, b: f64) -> impl Fn(&Particle<f64>, f64) -> f64 + Copy {
@@ -15,19 +15,15 @@ pub fn energy(p: &Particle<f64>, k: f64) -> f64 {
 }
 
 /// Every method, by name, freshly made, for a particle on a line.
-pub fn methods() -> [Method<Particle<f64>>; 8] {
+pub fn methods() -> [Method<Particle<f64>>; MethodKind::NAMES.len()] {
     Method::all()
 }
 
-/// The theoretical order of accuracy of each method on a second-order system
-/// (positions and momenta).
+/// The theoretical order of accuracy of a method, as the method states it
+/// ([`Scheme::properties`]): the same on first- and second-order systems.
 pub fn order(method: &str) -> f64 {
-    match method {
-        "explicit-euler" | "semi-implicit-euler" | "backward-euler" => 1.0,
-        "midpoint" | "improved-euler" | "verlet" | "position-verlet" => 2.0,
-        "rk4" => 4.0,
-        other => panic!("no theory for {other}"),
-    }
+    let kind: MethodKind = method.parse().expect("a method's name");
+    f64::from(kind.properties().order)
 }
 
 /// The least-squares slope of `ln y` against `ln x`.

@@ -218,6 +218,7 @@ pub struct BackwardEulerWorkspace<S: State> {
     correction: Result<Buffer<S::Scalar>, StepError>,
     nudges: Result<Buffer<S::Scalar>, StepError>,
     allowed: Result<Buffer<S::Scalar>, StepError>,
+    rounding: Result<Buffer<S::Scalar>, StepError>,
 }
 
 impl Scheme for BackwardEuler {
@@ -238,6 +239,7 @@ impl Scheme for BackwardEuler {
             correction: Buffer::zeroed(n),
             nudges: Buffer::zeroed(n),
             allowed: Buffer::zeroed(n),
+            rounding: Buffer::zeroed(n),
         }
     }
 
@@ -275,6 +277,7 @@ struct Newton<'w, S: State> {
     correction: &'w mut [S::Scalar],
     nudges: &'w mut [S::Scalar],
     allowed: &'w mut [S::Scalar],
+    rounding: &'w mut [S::Scalar],
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -295,6 +298,7 @@ impl<'w, S: State> Newton<'w, S> {
             correction,
             nudges,
             allowed,
+            rounding,
         } = workspace;
         let has_coordinates = state.coordinates_into(coordinates);
         Ok(Newton {
@@ -315,6 +319,7 @@ impl<'w, S: State> Newton<'w, S> {
             correction: correction.as_mut().map_err(|e| *e)?,
             nudges: nudges.as_mut().map_err(|e| *e)?,
             allowed: allowed.as_mut().map_err(|e| *e)?,
+            rounding: rounding.as_mut().map_err(|e| *e)?,
         })
     }
 
@@ -376,6 +381,7 @@ impl<'w, S: State> Newton<'w, S> {
                 if !self.rate.is_finite() {
                     return Err(StepError::NonFiniteResidual);
                 }
+                self.check_resolved(dt)?;
                 state.advance(self.rate, dt);
                 return Ok(());
             }
@@ -444,17 +450,41 @@ impl<'w, S: State> Newton<'w, S> {
     }
 
     /// How large a correction of each coordinate may still be at convergence: the
-    /// tolerance relative to the rate and the state's coordinate, or what rounding of the
-    /// end-of-step state leaves unresolved (`ε Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|`), whichever is larger.
+    /// tolerance relative to the rate and the state's coordinate, plus what rounding of the
+    /// end-of-step state leaves unresolved (`ε Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|`, with a margin).
     fn set_allowed_corrections(&mut self, dt: S::Scalar) {
-        let epsilon = S::Scalar::epsilon();
-        let noise_factor = S::Scalar::from_f64(64.0) * epsilon;
+        let noise_factor = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
         for i in 0..self.matrix.dim() {
             let d = self.rate.component(i).abs();
             let scale = S::Scalar::one() + d + self.coordinate(i) / dt.abs();
             let rounding = self.matrix.off_identity_row_norm(i, |j| self.coordinate(j)) / dt.abs();
-            self.allowed[i] = self.tolerance * scale + noise_factor * (rounding + d);
+            self.rounding[i] = noise_factor * (rounding + d);
+            self.allowed[i] = self.tolerance * scale + self.rounding[i];
         }
+    }
+
+    /// Refuses a solution that rounding alone could move by more than the whole state's
+    /// extent: a step so long (backward Euler at `dt = 10⁴⁵` on a spring) that the
+    /// end-of-step force cannot be resolved, where accepting it would leave garbage.
+    fn check_resolved(&self, dt: S::Scalar) -> Result<(), StepError> {
+        let n = self.matrix.dim();
+        let mut extent = S::Scalar::zero();
+        for i in 0..n {
+            extent = extent.max(self.coordinate(i) + (self.rate.component(i) * dt).abs());
+        }
+        let worst = self
+            .rounding
+            .iter()
+            .fold(S::Scalar::zero(), |m, r| m.max(*r))
+            * dt.abs();
+        if worst > extent {
+            return Err(StepError::StepTooLong {
+                dt: dt.to_f64(),
+                uncertainty: worst.to_f64(),
+                extent: extent.to_f64(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -533,6 +563,11 @@ where
         self.forces.force(state, t)
     }
 
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        self.forces.force_into(state, t, out);
+    }
+
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         (self.jacobian)(state, t, jacobian);
         true
@@ -541,8 +576,7 @@ where
 
 /// Serde goes through the public settings, checked again on the way in as
 /// [`with_tolerance`](BackwardEuler::with_tolerance) and
-/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them. The capacity `N`
-/// is part of the type, not of the data.
+/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them.
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{BackwardEuler, Structure};

@@ -1,0 +1,141 @@
+//! Large implicit solves: backward Euler with a banded Jacobian costs `O(n)` per Newton
+//! iteration. Finite differences perturb the columns a band keeps apart together, so a
+//! tridiagonal system needs 3 force evaluations per Jacobian whatever its size; the banded
+//! LU gives the dense LU's answer; and a 10⁵-unknown heat equation steps in a thread with a
+//! 2 MiB stack.
+
+use std::cell::Cell;
+use timestep::{BackwardEuler, InPlace, Integrator, Jacobian, Stepper, Structure, WithJacobian};
+
+const TRIDIAGONAL: Structure = Structure::Banded { lower: 1, upper: 1 };
+
+/// `u'ᵢ = c (uᵢ₋₁ − 2uᵢ + uᵢ₊₁)` with `u = 0` beyond both ends, counting evaluations.
+fn diffusion(c: f64, calls: &Cell<usize>) -> impl Fn(&Vec<f64>, f64, &mut Vec<f64>) + '_ {
+    move |u: &Vec<f64>, _t: f64, du: &mut Vec<f64>| {
+        calls.set(calls.get() + 1);
+        let n = u.len();
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+            du[i] = c * (left - 2.0 * u[i] + right);
+        }
+    }
+}
+
+/// Each Newton iteration costs one residual and, banded, 3 evaluations for the Jacobian,
+/// for 10 unknowns or 10 000: `1 + 4k` evaluations for `k` iterations (a linear system
+/// takes 2 or 3: the finite-difference Jacobian's `√ε` error leaves a second correction of
+/// about 10⁻⁸, and a third may be needed to get below the tolerance). Dense, the Jacobian
+/// takes one evaluation per unknown.
+#[test]
+fn a_tridiagonal_jacobian_costs_three_evaluations_whatever_the_size() {
+    for n in [10, 1000, 10_000] {
+        let calls = Cell::new(0);
+        let forces = InPlace(diffusion(1.0, &calls));
+        let mut u: Vec<f64> = (0..n).map(|i| (i as f64 * 0.01).sin()).collect();
+        let mut solver = Stepper::new(BackwardEuler::new().with_structure(TRIDIAGONAL));
+        solver.step(&mut u, &forces, 0.0, 0.5).unwrap();
+        assert!(
+            [9, 13].contains(&calls.get()),
+            "n = {n}: {} evaluations",
+            calls.get()
+        );
+    }
+    let calls = Cell::new(0);
+    let forces = InPlace(diffusion(1.0, &calls));
+    let mut u: Vec<f64> = (0..40).map(|i| (i as f64 * 0.1).sin()).collect();
+    BackwardEuler::new()
+        .step(&mut u, &forces, 0.0, 0.5)
+        .unwrap();
+    assert!(
+        [1 + 2 * (1 + 40), 1 + 3 * (1 + 40)].contains(&calls.get()),
+        "{}",
+        calls.get()
+    );
+}
+
+/// Banded and dense, finite differences and the analytic Jacobian: the same answer, which
+/// is the exact solution of the linear backward Euler step `(I − dt A) u₁ = u₀` (checked
+/// by multiplying back).
+#[test]
+fn banded_and_dense_solves_agree_and_solve_the_step() {
+    let n = 60;
+    let dt = 0.3;
+    let calls = Cell::new(0);
+    let finite_differences = InPlace(diffusion(2.0, &calls));
+    let analytic = WithJacobian::new(
+        InPlace(diffusion(2.0, &calls)),
+        |u: &Vec<f64>, _t: f64, j: &mut Jacobian<f64>| {
+            for i in 0..u.len() {
+                j[(i, i)] = -4.0;
+                if i > 0 {
+                    j[(i, i - 1)] = 2.0;
+                }
+                if i + 1 < u.len() {
+                    j[(i, i + 1)] = 2.0;
+                }
+            }
+        },
+    );
+    let start: Vec<f64> = (0..n).map(|i| ((i * i) as f64 * 0.013).cos()).collect();
+    let mut results = Vec::new();
+    for structure in [Structure::Dense, TRIDIAGONAL] {
+        let solver = BackwardEuler::new()
+            .with_structure(structure)
+            .with_tolerance(1e-13);
+        let mut u = start.clone();
+        Stepper::new(solver)
+            .step(&mut u, &finite_differences, 0.0, dt)
+            .unwrap();
+        results.push(u);
+        let mut u = start.clone();
+        Stepper::new(solver)
+            .step(&mut u, &analytic, 0.0, dt)
+            .unwrap();
+        results.push(u);
+    }
+    for u in &results {
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+            let back = u[i] - dt * 2.0 * (left - 2.0 * u[i] + right);
+            assert!(
+                (back - start[i]).abs() < 1e-11,
+                "row {i}: {back} vs {}",
+                start[i]
+            );
+        }
+        for (a, b) in u.iter().zip(&results[0]) {
+            assert!((a - b).abs() < 1e-11);
+        }
+    }
+}
+
+/// 10⁵ unknowns in a thread with a 2 MiB stack (the default for spawned threads, rayon's
+/// and the test harness's): nothing of the solve lives on the stack.
+#[test]
+fn a_hundred_thousand_unknowns_in_a_two_mebibyte_thread() {
+    let decayed = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let n = 100_000;
+            let dx = 1.0 / (n + 1) as f64;
+            let calls = Cell::new(0);
+            let heat = InPlace(diffusion(1.0 / (dx * dx), &calls));
+            let pi = std::f64::consts::PI;
+            let mut u: Vec<f64> = (1..=n).map(|i| (pi * i as f64 * dx).sin()).collect();
+            let mut solver = Stepper::new(BackwardEuler::new().with_structure(TRIDIAGONAL));
+            let dt = 1e-3;
+            for i in 0..5 {
+                solver.step(&mut u, &heat, i as f64 * dt, dt).unwrap();
+            }
+            u[n / 2]
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // Five steps of backward Euler on the slowest mode: (1 + π² dt)⁻⁵, to O(dx²).
+    let pi = std::f64::consts::PI;
+    let expected = (1.0 + pi * pi * 1e-3_f64).powi(-5);
+    assert!((decayed - expected).abs() < 1e-6, "{decayed} vs {expected}");
+}
