@@ -59,7 +59,7 @@ use num_traits::{One, Zero};
 /// let eighth = Quat::IDENTITY.interpolate(&quarter, 0.5);
 /// assert!(eighth.angle_between(Quat::from_rotation_z(std::f32::consts::FRAC_PI_4)) < 1e-6);
 /// // ...and so it is when the quarter turn is written as its negative.
-/// assert!(Quat::IDENTITY.interpolate(&-quarter, 0.5).angle_between(eighth) < 1e-6);
+/// assert!(Quat::IDENTITY.interpolate(&-quarter, 0.5).abs_diff_eq(eighth, 1e-6));
 /// ```
 pub trait Interpolate {
     /// The type of the blend factor `α`: the scalar the value is made of.
