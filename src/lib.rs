@@ -382,9 +382,11 @@ mod vector_space;
 pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Memoryless, Method, MethodKind,
-    Midpoint, ParseMethodError, PositionVerlet, Properties, Rk4, Scheme, SemiImplicitEuler,
-    Stepper, Tableau, Verlet, WithJacobian,
+    AdamsBashforthMoulton, BackwardEuler, Beeman, Coefficients, Composition, ExplicitEuler,
+    ExponentialEuler, ImprovedEuler, Integrator, Leapfrog, Memoryless, Method, MethodKind,
+    Midpoint, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties, Rk4,
+    Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Verlet, WithJacobian,
+    WithLinearPart,
 };
 pub use linalg::{Jacobian, Structure};
 
@@ -395,8 +397,9 @@ pub use linalg::{Jacobian, Structure};
 /// [`Scheme::workspace`] and opaque otherwise.
 pub mod workspace {
     pub use crate::integrators::{
-        BackwardEulerWorkspace, MethodWorkspace, PositionVerletWorkspace, RkWorkspace,
-        SemiImplicitEulerWorkspace, VerletWorkspace,
+        AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
+        CompositionWorkspace, ExponentialEulerWorkspace, MethodWorkspace, PositionVerletWorkspace,
+        RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
     };
 }
 pub use interpolate::Interpolate;

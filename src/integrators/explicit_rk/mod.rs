@@ -2,8 +2,10 @@
 //! runs every tableau on every state.
 
 mod methods;
+mod predictor_corrector;
 
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
+pub use predictor_corrector::PredictorCorrector;
 
 use super::{Memoryless, Properties, Scheme};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -72,6 +74,12 @@ impl<S: State, const N: usize> RkWorkspace<S, N> {
             probe: state.clone(),
             sum: zero,
         }
+    }
+
+    /// The rate at the start of the last step (its first stage).
+    #[inline(always)]
+    pub(crate) fn first_rate(&self) -> &DerivativeOf<S> {
+        &self.rates[0]
     }
 }
 
