@@ -235,12 +235,16 @@ pub(crate) fn continues<T: Scalar>(last_end: T, t: T, dt: T) -> bool {
 }
 
 /// Whether a step of `dt` at `t` continues a run of equal steps, the last of length
-/// `last_dt` ending at `last_end`: what a multistep method's history needs.
+/// `last_dt` ending at `last_end`: what a multistep method's history needs. Equal to within
+/// the rounding of times near `t`: a caller stepping from `tᵢ = t₀ + i·dt` to `tᵢ₊₁` has
+/// steps `tᵢ₊₁ − tᵢ` that differ in their last bits ([`Trajectory`](crate::Trajectory)
+/// does), and the history must survive that.
 pub(crate) fn continues_evenly<T: Scalar>(last: Option<(T, T)>, t: T, dt: T) -> bool {
     match last {
         Some((last_dt, last_end)) => {
+            let rounding = T::from_f64(16.0) * T::epsilon() * (t.abs() + dt.abs());
             continues(last_end, t, dt)
-                && (dt - last_dt).abs() <= T::from_f64(16.0) * T::epsilon() * dt.abs()
+                && (dt - last_dt).abs() <= rounding.min(dt.abs() * T::from_f64(1e-6))
         }
         None => false,
     }

@@ -290,7 +290,10 @@ impl SymmetricStep for crate::rigid::Splitting {
 ///   as [`Verlet`]'s are and the method is of order 2 (measured: `tests/compositions.rs`).
 /// - **Symplectic** and time-reversible: energy stays within a bound for exponentially
 ///   long times on conservative systems, and the error in position grows only linearly.
-/// - **Stability**: on an undamped oscillator, `ω dt` up to STAB: `examples/stability.rs`.
+/// - **Stability**: an undamped oscillator is stable for `ω dt` up to 1.57 (Forest–Ruth),
+///   2.72 (Suzuki), 2.82 (Yoshida 6), 2.36 (Yoshida 8), 8.03 (Blanes–Moan) and 3.39
+///   (Kahan–Li 8), measured by `examples/stability.rs`: per force evaluation 0.39, 0.45,
+///   0.35, 0.15, 1.34 and 0.21, against velocity Verlet's 2 per step.
 /// - **Cost**: `s + 1` force evaluations (a Verlet base), `s` (a leapfrog base or a
 ///   kick/drift table): 4 (Forest–Ruth), 6 (Suzuki, Blanes–Moan), 8 (Yoshida 6), 16
 ///   (Yoshida 8, Kahan–Li 8).
