@@ -1,0 +1,161 @@
+//! The command line shared by the examples: `--flag value` pairs, `--help` with every flag
+//! and its default, and a one-line message with exit status 2 for anything bad.
+#![allow(dead_code)] // each example uses the helpers it needs
+
+use std::fmt::Display;
+use std::process::exit;
+
+/// The most steps an example runs: ten million (seconds of work, and for the examples
+/// that print a row per step, about a gigabyte of CSV). A `--dt` and `--duration` that
+/// ask for more are refused: they would look like a hang.
+pub const MAX_STEPS: f64 = 1e7;
+
+/// A flag an example takes.
+pub struct Flag {
+    /// `--name`.
+    pub name: &'static str,
+    /// What its value is, for the usage line: `DT`, `N`, `f32|f64`, …
+    pub value: &'static str,
+    /// One line on what it does.
+    pub help: &'static str,
+    /// Its default, as text.
+    pub default: String,
+}
+
+impl Flag {
+    /// A flag with its default.
+    pub fn new(
+        name: &'static str,
+        value: &'static str,
+        help: &'static str,
+        default: impl Display,
+    ) -> Self {
+        Flag {
+            name,
+            value,
+            help,
+            default: default.to_string(),
+        }
+    }
+}
+
+/// The usage text: what the program does, then each flag with its default.
+pub fn usage(program: &str, about: &str, flags: &[Flag]) -> String {
+    let mut text = format!("{program}: {about}\n\nusage: {program}");
+    for flag in flags {
+        text += &format!(" [{} {}]", flag.name, flag.value);
+    }
+    text += " [--help]\n\n";
+    let width = flags
+        .iter()
+        .map(|f| f.name.len() + 1 + f.value.len())
+        .max()
+        .unwrap_or(0)
+        .max("--help".len());
+    for flag in flags {
+        let left = format!("{} {}", flag.name, flag.value);
+        text += &format!(
+            "  {left:width$}  {} (default {})\n",
+            flag.help, flag.default
+        );
+    }
+    text += &format!("  {:width$}  print this and exit\n", "--help");
+    text
+}
+
+/// Prints `program: message` to stderr and exits with status 2 (bad input).
+pub fn fail(program: &str, message: impl Display) -> ! {
+    eprintln!("{program}: {message}");
+    exit(2)
+}
+
+/// Reads the command line as `--flag value` pairs of `flags`, in order. `--help` (or `-h`)
+/// prints the usage and exits 0; an unknown flag or a missing value exits 2 with one line.
+pub fn parse(program: &str, about: &str, flags: &[Flag]) -> Vec<(&'static str, String)> {
+    let mut pairs = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--help" || arg == "-h" {
+            print!("{}", usage(program, about, flags));
+            exit(0);
+        }
+        let Some(flag) = flags.iter().find(|f| f.name == arg) else {
+            let known: Vec<&str> = flags.iter().map(|f| f.name).collect();
+            if known.is_empty() {
+                fail(
+                    program,
+                    format!("takes no arguments, got {arg:?} (try --help)"),
+                );
+            }
+            fail(
+                program,
+                format!("unknown flag {arg:?} (flags: {}, --help)", known.join(", ")),
+            );
+        };
+        let value = args.next().unwrap_or_else(|| {
+            fail(
+                program,
+                format!("{} needs a value {}", flag.name, flag.value),
+            )
+        });
+        pairs.push((flag.name, value));
+    }
+    pairs
+}
+
+/// `text` as a finite number, or exit 2 naming `flag`.
+pub fn finite(program: &str, flag: &str, text: &str) -> f64 {
+    match text.parse::<f64>() {
+        Ok(number) if number.is_finite() => number,
+        _ => fail(
+            program,
+            format!("{flag} must be a finite number, got {text:?}"),
+        ),
+    }
+}
+
+/// `text` as a finite number above 0, or exit 2 naming `flag`.
+pub fn positive(program: &str, flag: &str, text: &str) -> f64 {
+    match finite(program, flag, text) {
+        number if number > 0.0 => number,
+        _ => fail(
+            program,
+            format!("{flag} must be greater than 0, got {text:?}"),
+        ),
+    }
+}
+
+/// `text` as a finite number not below 0, or exit 2 naming `flag`.
+pub fn not_negative(program: &str, flag: &str, text: &str) -> f64 {
+    match finite(program, flag, text) {
+        number if number >= 0.0 => number,
+        _ => fail(
+            program,
+            format!("{flag} must not be negative, got {text:?}"),
+        ),
+    }
+}
+
+/// `text` as a whole number of at least `least`, or exit 2 naming `flag`.
+pub fn whole(program: &str, flag: &str, text: &str, least: u64) -> u64 {
+    match text.parse::<u64>() {
+        Ok(number) if number >= least => number,
+        _ => fail(
+            program,
+            format!("{flag} must be a whole number of at least {least}, got {text:?}"),
+        ),
+    }
+}
+
+/// Exits 2 when a run of `duration` in steps of `dt` takes more than [`MAX_STEPS`].
+pub fn check_steps(program: &str, duration: f64, dt: f64) {
+    let steps = duration / dt;
+    if steps.is_nan() || steps > MAX_STEPS {
+        fail(
+            program,
+            format!(
+                "--dt {dt:e} and --duration {duration:e} make {steps:e} steps, more than the {MAX_STEPS:e} this example runs (raise --dt or lower --duration)"
+            ),
+        );
+    }
+}
