@@ -90,3 +90,15 @@ fn methods_that_are_not_symplectic_drift() {
         "abm: {end:e}"
     );
 }
+
+/// Beeman's algorithm is not symplectic, but its positions are Störmer–Verlet's and its
+/// velocity a fixed combination of them and the forces, so its energy error stays in a
+/// band too, without drift: 8.2·10⁻⁴, a third of Verlet's, its velocities being more
+/// accurate.
+#[test]
+fn beeman_keeps_the_energy_in_a_band() {
+    let (first, last, end) = run("beeman");
+    println!("beeman: first tenth {first:.2e}, last tenth {last:.2e}, end {end:+.2e}");
+    assert!(last <= 1.01 * first + 2e-12, "{first:e} → {last:e}");
+    assert!(first < 1e-3, "{first:e}");
+}
