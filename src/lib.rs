@@ -233,6 +233,36 @@
 //! # Ok::<(), timestep::StepError>(())
 //! ```
 //!
+//! # Long runs
+//!
+//! Over many periods (orbits, molecules, spinning bodies) what matters is how errors
+//! *accumulate*. A symplectic method ([`Verlet`], [`Leapfrog`], the [`Composition`]s,
+//! [`rigid::Splitting`]) is the exact flow of a slightly different energy `H̃ = H + O(dtᵖ)`
+//! (backward error analysis: Hairer–Lubich–Wanner, *Geometric Numerical Integration*,
+//! IX), so `H` oscillates in a band of width `O(dtᵖ)` for exponentially long times instead
+//! of drifting, and on orbits the position error grows only linearly with time (a phase
+//! error) where other methods' grows quadratically. `tests/long_runs.rs` shows the band
+//! over 10⁶ steps of the unit oscillator at `dt = 0.1`: 2.5·10⁻³ for Verlet, 7.7·10⁻⁶
+//! Forest–Ruth, 2.8·10⁻⁸ Blanes–Moan, 4·10⁻⁹ Yoshida 6, 10⁻¹³ Kahan–Li 8, each the same
+//! at the end as at the start, while RK4 loses 1.4 % and Adams–Bashforth–Moulton gains
+//! 37 %.
+//!
+//! **When a higher order pays.** To reach an error `ε`, a method of order `p` with `e`
+//! force evaluations per step needs about `e · ε^(−1/p)` evaluations per unit of time: the
+//! smaller `ε`, the higher the order worth paying for. On Kepler's orbit with
+//! eccentricity 0.9 over 1000 periods (BENCHMARKS.md), an energy error of 10⁻⁴ is
+//! cheapest with `blanes-moan4` (700 steps per period, 6 evaluations each) and 10⁻⁶ with
+//! `kahan-li8` (700 steps, 16 evaluations), where velocity Verlet would need 32 000 and
+//! 320 000 steps per period. (On so eccentric an orbit an adaptive method, DOP853, is
+//! faster still: fixed steps pay the perihelion's step all the way round.)
+//!
+//! **Rigid bodies.** Composing [`rigid::Splitting`] raises the order of the free rotation
+//! too: [`rigid::Splitting::ORDER4`] (Suzuki's five steps: 6 force evaluations and 25
+//! principal-axis rotations per step) and [`ORDER6`](rigid::Splitting::ORDER6) (Yoshida's
+//! seven: 8 and 35), against 2 and 5 for the splitting itself. On the tumbling top at
+//! 60 Hz they keep the energy within 1.1·10⁻¹⁰ and 1.5·10⁻¹³ where the splitting keeps
+//! 7.7·10⁻⁶.
+//!
 //! # Conventions
 //!
 //! - SI units (metres, kilograms, seconds, newtons), angles in radians, right-handed
