@@ -12,8 +12,9 @@
 //! cargo run --example tumbling -- [--method NAME] [--dt DT] [--duration T]
 //! ```
 //!
-//! NAME is any of `timestep::Method`'s names or `splitting` (`timestep::rigid::Splitting`);
-//! defaults: `rk4`, 1/60 s, 60 s.
+//! NAME is any of `timestep::Method`'s names, `splitting` (`timestep::rigid::Splitting`),
+//! `splitting4` or `splitting6` (`Splitting::ORDER4`, `Splitting::ORDER6`: Suzuki's and
+//! Yoshida's compositions of it); defaults: `rk4`, 1/60 s, 60 s.
 
 mod cli;
 mod rigid_flags;
@@ -72,7 +73,10 @@ fn print<I: Integrator<DRigidBody>>(integrator: I, flags: &Flags) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let names = format!("{}, splitting", Method::<DRigidBody>::NAMES.join(", "));
+    let names = format!(
+        "{}, splitting, splitting4, splitting6",
+        Method::<DRigidBody>::NAMES.join(", ")
+    );
     let defaults = Flags {
         method: "rk4".into(),
         dt: 1.0 / 60.0,
@@ -84,8 +88,11 @@ fn main() -> ExitCode {
         &names,
         defaults,
     );
-    if flags.method == "splitting" {
-        return print(Splitting, &flags);
+    match flags.method.as_str() {
+        "splitting" => return print(Splitting, &flags),
+        "splitting4" => return print(Splitting::ORDER4, &flags),
+        "splitting6" => return print(Splitting::ORDER6, &flags),
+        _ => {}
     }
     match flags.method.parse::<Method<DRigidBody>>() {
         Ok(method) => print(method, &flags),

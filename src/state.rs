@@ -493,6 +493,20 @@ pub trait Forces<S: State> {
         let _ = (state, t, jacobian);
         false
     }
+
+    /// Writes the diagonal `λ` of a linear part `A = diag(λ)` of the state's derivative,
+    /// `y' = A y + g(t, y)`, into `diagonal` and returns `true`, or returns `false` (the
+    /// default: no linear part is known). Laid out as a [`Derivative`]: the velocity
+    /// coordinates first, then the force coordinates.
+    ///
+    /// [`ExponentialEuler`](crate::ExponentialEuler) integrates that part exactly; other
+    /// methods ignore it (the force still returns the whole rate, `A y + g`). See
+    /// [`WithLinearPart`](crate::WithLinearPart) to give a closure one.
+    #[inline]
+    fn linear_part(&self, state: &S, t: S::Scalar, diagonal: &mut DerivativeOf<S>) -> bool {
+        let _ = (state, t, diagonal);
+        false
+    }
 }
 
 impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {

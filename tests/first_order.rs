@@ -13,6 +13,18 @@
 //! - the Runge–Kutta methods and backward Euler are themselves: midpoint and improved
 //!   Euler `1 + z + z²/2`, RK4 `1 + z + z²/2 + z³/6 + z⁴/24`, backward Euler `1/(1 − z)`.
 //!
+//! - leapfrog (drift–kick–drift) kicks with `f(t + dt/2, y)`: explicit Euler with the
+//!   rate sampled at the middle of the step, `R(z) = 1 + z`, order 1 (order 2 when `f`
+//!   depends on `t` alone: the midpoint rule). Blanes–Moan's kicks are the same: order 1.
+//! - the compositions of velocity Verlet compose improved Euler, which is not symmetric:
+//!   their order on a first-order state is 2 (order p when `f` depends on `t` alone: they
+//!   are then compositions of the trapezoid rule). Their orders above 2 are for
+//!   position/momentum systems.
+//! - exponential Euler given no linear part (a plain closure) is explicit Euler; the
+//!   lecture's predictor–corrector is `R(z) = 1 + z + z²`, order 1.
+//! - Beeman and Adams–Bashforth–Moulton are multistep methods: no one-step `R`, but their
+//!   orders (2 and 4) hold.
+//!
 //! On a linear system `y' = λ y` one step multiplies `y` by `R(λ dt)`, so the tests compare
 //! with `R(λ dt)^n`, then with the exact `e^(λ t)` at each method's order.
 
@@ -21,13 +33,16 @@ mod common;
 use approx::assert_relative_eq;
 use common::log_log_slope;
 use glam::DVec3;
-use timestep::{Dopri5, Integrator, Method, Tableau, Tsit5, VectorSpace};
+use timestep::{Dopri5, Integrator, Method, MethodKind, Tableau, Tsit5, VectorSpace};
 
-/// The stability function `R(z)` of each method on a first-order system.
-fn stability_function(name: &str, z: f64) -> f64 {
-    match name {
-        "explicit-euler" | "semi-implicit-euler" => 1.0 + z,
+/// The stability function `R(z)` of each method on a first-order system; `None` for the
+/// multistep methods (no one-step map) and the compositions (products of their kicks'
+/// polynomials, not written out here: their orders are checked instead).
+fn stability_function(name: &str, z: f64) -> Option<f64> {
+    Some(match name {
+        "explicit-euler" | "semi-implicit-euler" | "leapfrog" | "exponential-euler" => 1.0 + z,
         "midpoint" | "improved-euler" | "verlet" | "position-verlet" => 1.0 + z + z * z / 2.0,
+        "predictor-corrector" => 1.0 + z + z * z,
         "rk4" => 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0 + z.powi(4) / 24.0,
         "backward-euler" => 1.0 / (1.0 - z),
         "bs3" => 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0,
@@ -35,8 +50,10 @@ fn stability_function(name: &str, z: f64) -> f64 {
         // Dormand–Prince, from its tableau; Tsitouras' from its).
         "dopri5" => polynomial(&rk_polynomial(&Dopri5::TABLEAU), z),
         "tsit5" => polynomial(&rk_polynomial(&Tsit5::TABLEAU), z),
+        "beeman" | "adams-bashforth-moulton" => return None,
+        _ if is_composition(name) => return None,
         other => panic!("unknown method {other}"),
-    }
+    })
 }
 
 /// The coefficients of an explicit Runge–Kutta method's stability polynomial,
@@ -71,6 +88,23 @@ fn modulus_on_imaginary_axis(coefficients: &[f64], h: f64) -> f64 {
     re.hypot(im)
 }
 
+/// The high-order compositions and splittings (symplectic, of order above 2).
+fn is_composition(name: &str) -> bool {
+    let kind: timestep::MethodKind = name.parse().expect("a method's name");
+    let properties = timestep::Scheme::properties(&kind);
+    properties.symplectic && properties.order > 2
+}
+
+/// The order of each method on a first-order state whose rate depends on `y` (module
+/// docs): leapfrog and Blanes–Moan 1, the compositions of Verlet 2, the rest their own.
+fn first_order_order(name: &str) -> f64 {
+    match name {
+        "leapfrog" | "blanes-moan4" => 1.0,
+        _ if is_composition(name) => 2.0,
+        _ => common::order(name),
+    }
+}
+
 /// Runs `method` on `y' = f(t, y)` from `y0` at t = 0 for `steps` steps of `dt`.
 fn run<S: VectorSpace<Scalar = f64>>(
     mut method: Method<S>,
@@ -94,11 +128,10 @@ fn run<S: VectorSpace<Scalar = f64>>(
 #[test]
 fn exponential_decay_with_every_method() {
     let decay = |y: &f64, _t: f64| -y;
-    for method in Method::<f64>::all() {
+    for method in MethodKind::all().into_iter().map(Method::<f64>::new) {
         let name = method.name();
-        let theory = common::order(name);
         // Fifth-order pairs are still pre-asymptotic at dt = 0.1 (Tsitouras' by design).
-        let ladder = if theory >= 5.0 {
+        let ladder = if common::order(name) == 5.0 {
             [20, 40, 80]
         } else {
             [10, 20, 40]
@@ -107,14 +140,16 @@ fn exponential_decay_with_every_method() {
         for steps in ladder {
             let dt = 1.0 / steps as f64;
             let y = run(method.clone(), &decay, 1.0, dt, steps);
-            let recurrence = stability_function(name, -dt).powi(steps as i32);
-            assert_relative_eq!(y, recurrence, max_relative = 1e-12);
+            if let Some(r) = stability_function(name, -dt) {
+                assert_relative_eq!(y, r.powi(steps as i32), max_relative = 1e-12);
+            }
             points.push((dt, (y - (-1.0_f64).exp()).abs()));
         }
         let slope = log_log_slope(&points);
         println!("{name}: y' = −y, order {slope:.3}");
+        let theory = first_order_order(name);
         assert!(
-            (slope - theory).abs() < 0.15,
+            (slope - theory).abs() < tolerance(name),
             "{name}: order {slope}, theory {theory}"
         );
     }
@@ -130,27 +165,34 @@ fn exponential_decay_with_every_method() {
 fn rotation_norm_follows_each_method_s_stability_function() {
     let rotation = |y: &[f64; 2], _t: f64| [-y[1], y[0]];
     let (dt, steps): (f64, usize) = (0.1, 100);
-    let modulus = |name: &str| -> f64 {
+    let modulus = |name: &str| -> Option<f64> {
         // |R(i dt)|, from R's real polynomial coefficients evaluated at i dt.
         let h = dt;
-        match name {
-            "explicit-euler" | "semi-implicit-euler" => (1.0 + h * h).sqrt(),
+        Some(match name {
+            "explicit-euler" | "semi-implicit-euler" | "leapfrog" | "exponential-euler" => {
+                (1.0 + h * h).sqrt()
+            }
             "midpoint" | "improved-euler" | "verlet" | "position-verlet" => {
                 (1.0 + h.powi(4) / 4.0).sqrt()
             }
+            // |1 + i h − h²|² = (1 − h²)² + h².
+            "predictor-corrector" => ((1.0 - h * h).powi(2) + h * h).sqrt(),
             "rk4" => (1.0 - h.powi(6) / 72.0 + h.powi(8) / 576.0).sqrt(),
             "backward-euler" => 1.0 / (1.0 + h * h).sqrt(),
             "bs3" => (1.0 - h * h / 2.0).hypot(h - h.powi(3) / 6.0),
             "dopri5" => modulus_on_imaginary_axis(&rk_polynomial(&Dopri5::TABLEAU), h),
             "tsit5" => modulus_on_imaginary_axis(&rk_polynomial(&Tsit5::TABLEAU), h),
-            other => panic!("unknown method {other}"),
-        }
+            _ => return None,
+        })
     };
-    for method in Method::<[f64; 2]>::all() {
+    for method in MethodKind::all().into_iter().map(Method::<[f64; 2]>::new) {
         let name = method.name();
+        let Some(modulus) = modulus(name) else {
+            continue;
+        };
         let y = run(method, &rotation, [1.0, 0.0], dt, steps);
         let norm = y[0].hypot(y[1]);
-        let theory = modulus(name).powi(steps as i32);
+        let theory = modulus.powi(steps as i32);
         println!("{name}: |y(10)| = {norm:.9} (theory {theory:.9})");
         assert_relative_eq!(norm, theory, max_relative = 1e-10);
         // None keeps it exactly (Tsitouras' pair comes closest: 4·10⁻⁹ after 100 steps).
@@ -265,9 +307,9 @@ fn lorenz_checkpoints<S: VectorSpace<Scalar = f64>>(
 fn lorenz_system_with_every_method() {
     let y0 = DVec3::ONE;
     let reference = lorenz_checkpoints("rk4".parse().unwrap(), &lorenz, y0, 1000);
-    for method in Method::<DVec3>::all() {
+    for method in MethodKind::all().into_iter().map(Method::<DVec3>::new) {
         let name = method.name();
-        let theory = common::order(name);
+        let theory = first_order_order(name);
         // Steps per 0.1 s: dt from 10⁻³ (first order) or 4·10⁻³ (higher), halved twice.
         let coarse = if theory == 1.0 { 100 } else { 25 };
         let mut points = Vec::new();
@@ -293,7 +335,7 @@ fn lorenz_system_with_every_method() {
         let slope = log_log_slope(&points);
         println!("{name}: Lorenz errors {points:?}, order {slope:.3}");
         assert!(
-            (slope - theory).abs() < 0.15,
+            (slope - theory).abs() < tolerance(name),
             "{name}: order {slope}, theory {theory}"
         );
         assert!(points[2].1 < 1e-2, "{name}: {points:?}");
@@ -309,9 +351,17 @@ fn lorenz_system_with_every_method() {
 #[test]
 fn time_dependent_rates_are_sampled_at_the_right_times() {
     let rate = |_: &f64, t: f64| t.cos();
-    for method in Method::<f64>::all() {
+    for method in MethodKind::all().into_iter().map(Method::<f64>::new) {
         let name = method.name();
-        let points: Vec<(f64, f64)> = [20, 40, 80]
+        let theory = common::order(name);
+        if theory >= 6.0 {
+            // Orders 6 and 8 integrate cos t over 2 s to within 10⁻¹⁰ at 20 steps, and to
+            // rounding soon after: no slope to measure.
+            let y = run(method.clone(), &rate, 0.0, 0.1, 20);
+            assert!((y - 2.0_f64.sin()).abs() < 1e-10, "{name}: {y}");
+            continue;
+        }
+        let points: Vec<(f64, f64)> = ladder(name)
             .iter()
             .map(|&steps| {
                 let dt = 2.0 / steps as f64;
@@ -320,7 +370,6 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
             })
             .collect();
         let slope = log_log_slope(&points);
-        let theory = common::order(name);
         println!("{name}: y' = cos t, order {slope:.3}");
         assert!(
             (slope - theory).abs() < 0.15,
@@ -336,9 +385,13 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
 fn time_dependent_forces_on_a_particle_converge_at_each_method_s_order() {
     use timestep::Particle;
     let push = |p: &Particle<f64>, t: f64| p.mass() * t.cos();
-    for method in Method::<Particle<f64>>::all() {
+    for method in MethodKind::all()
+        .into_iter()
+        .map(Method::<Particle<f64>>::new)
+    {
         let name = method.name();
-        let points: Vec<(f64, f64)> = [20, 40, 80]
+        let theory = common::order(name);
+        let points: Vec<(f64, f64)> = ladder(name)
             .iter()
             .map(|&steps| {
                 let dt = 2.0 / steps as f64;
@@ -354,12 +407,32 @@ fn time_dependent_forces_on_a_particle_converge_at_each_method_s_order() {
                 (dt, dx.hypot(dv))
             })
             .collect();
+        if theory >= 6.0 {
+            // As for y' = cos t: within 10⁻¹⁰ from the coarsest step on.
+            assert!(points[0].1 < 1e-10, "{name}: {points:?}");
+            continue;
+        }
         let slope = log_log_slope(&points);
-        let theory = common::order(name);
         println!("{name}: F = m cos t, order {slope:.3}");
         assert!(
             (slope - theory).abs() < 0.15,
             "{name}: order {slope}, theory {theory}"
         );
     }
+}
+
+/// Steps over 2 s: 20, 40, 80; Adams–Bashforth–Moulton, whose error at 20 steps is not yet
+/// asymptotic (its three RK4 starting steps are a seventh of the run), from 40.
+fn ladder(name: &str) -> [usize; 3] {
+    match name {
+        "adams-bashforth-moulton" => [40, 80, 160],
+        _ => [20, 40, 80],
+    }
+}
+
+/// ±0.15 about the order on a first-order state, except for Yoshida's 8th order: its
+/// order there is 2, but its steps of ±1.96 leave large higher-order terms that keep the
+/// measured slope between 2.1 and 2.8 on these ladders (and down to dt = 10⁻³).
+fn tolerance(name: &str) -> f64 {
+    if name == "yoshida8" { 0.8 } else { 0.15 }
 }

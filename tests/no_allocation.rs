@@ -167,7 +167,7 @@ where
         dt,
     );
 
-    for method in Method::<S>::all() {
+    for method in MethodKind::all().into_iter().map(Method::<S>::new) {
         // By name, through the enum's dispatch.
         assert_no_allocation(
             &format!("Method::{method} on {kind}"),
@@ -392,7 +392,10 @@ where
     S: State<Scalar = f64> + PartialEq + core::fmt::Debug,
     F: Forces<S>,
 {
-    for method in Method::<S>::all() {
+    // One at a time, by name: an array of every `Method` (each with room for backward
+    // Euler's workspace) next to this test's states overflowed a debug thread's stack.
+    for name in MethodKind::NAMES {
+        let method: Method<S> = name.parse().expect("a listed name");
         assert_no_allocation_after_the_first(
             &format!("{method} on {kind}"),
             method,
@@ -519,4 +522,41 @@ fn workspace_memory_on_a_million_unknowns() {
         bytes as f64 / size as f64
     );
     assert_eq!(bytes, (6 + 1 + 4 + 1 + 4) * size);
+
+    // The methods after backward Euler: the pairs at a fixed step, like every tableau, one
+    // rate per stage, a probe and a sum; leapfrog a force; Beeman four forces (the last two
+    // step ends, this one's, a sum) and a probe; Adams–Bashforth–Moulton four past rates, the
+    // predicted rate, a sum, a probe, and RK4's workspace for its starting steps; exponential
+    // Euler the rate and the linear part's diagonal; the predictor–corrector two stages, a
+    // probe and a sum; a composition of Verlet a force and the state its kicks' forces are
+    // seen at; Blanes–Moan (drift first) the force alone.
+    let expected = [
+        ("bs3", 6),
+        ("dopri5", 9),
+        ("tsit5", 9),
+        ("leapfrog", 1),
+        ("beeman", 5),
+        ("adams-bashforth-moulton", 4 + 1 + 1 + 1 + 6),
+        ("exponential-euler", 2),
+        ("predictor-corrector", 4),
+        ("forest-ruth", 2),
+        ("suzuki4", 2),
+        ("yoshida6", 2),
+        ("yoshida8", 2),
+        ("blanes-moan4", 1),
+        ("kahan-li8", 2),
+    ];
+    let after_backward_euler = MethodKind::all().into_iter().skip(8);
+    assert_eq!(after_backward_euler.len(), expected.len());
+    for (kind, (name, copies)) in after_backward_euler.zip(expected) {
+        assert_eq!(kind.name(), name);
+        let (bytes, stepper) = bytes_allocated(|| Method::for_state(kind, &state));
+        drop(stepper);
+        println!(
+            "| `{name}` | {} MB | {} |",
+            bytes / 1_000_000,
+            bytes as f64 / size as f64
+        );
+        assert_eq!(bytes, copies * size, "{name}");
+    }
 }

@@ -7,6 +7,7 @@ mod common;
 use common::{energy, spring};
 use proptest::prelude::*;
 use std::cell::Cell;
+use timestep::MethodKind;
 use timestep::analytic::DampedOscillator;
 use timestep::{
     ExplicitEuler, Integrator, MassError, Method, Particle, PositionVerlet, Rk4, SemiImplicitEuler,
@@ -156,9 +157,10 @@ proptest! {
 
 /// Every method's name, with a state of each kind: a particle and a first-order system.
 fn every_method_on_both_kinds() -> impl Iterator<Item = (Method<Particle<f64>>, Method<[f64; 3]>)> {
-    Method::<Particle<f64>>::all()
+    MethodKind::all()
         .into_iter()
-        .zip(Method::<[f64; 3]>::all())
+        .map(Method::<Particle<f64>>::new)
+        .zip(MethodKind::all().into_iter().map(Method::<[f64; 3]>::new))
 }
 
 proptest! {

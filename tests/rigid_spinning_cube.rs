@@ -9,6 +9,7 @@
 //! with θ the angle the cube has turned about x.
 
 use glam::DVec3;
+use timestep::MethodKind;
 use timestep::rigid::{DRigidBody, Inertia, OrientationUpdate, RigidBody};
 use timestep::{Integrator, Method, Rk4};
 
@@ -118,7 +119,7 @@ fn every_method_spins_the_cube_up() {
         ("position-verlet", 7e-5, 0.015, 0.035),
         ("backward-euler", 0.02, 0.1, 0.3),
     ];
-    let methods = Method::<DRigidBody>::all();
+    let methods = MethodKind::all().into_iter().map(Method::<DRigidBody>::new);
     for (method, (name, omega_bound, additive, exponential)) in methods.into_iter().zip(bounds) {
         assert_eq!(method.name(), name);
         for (update, angle_bound) in [

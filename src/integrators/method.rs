@@ -2,8 +2,9 @@
 
 use super::{Properties, Scheme, Stepper};
 use crate::{
-    BackwardEuler, Bs3, Dopri5, ExplicitEuler, Forces, ImprovedEuler, Midpoint, PositionVerlet,
-    Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
+    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
+    ExponentialEuler, Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
+    PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
 };
 use core::fmt;
 use core::str::FromStr;
@@ -27,6 +28,17 @@ use core::str::FromStr;
 /// | `bs3` | [`Bs3`], at a fixed step |
 /// | `dopri5` | [`Dopri5`], at a fixed step |
 /// | `tsit5` | [`Tsit5`], at a fixed step |
+/// | `leapfrog` | [`Leapfrog`] |
+/// | `beeman` | [`Beeman`] |
+/// | `adams-bashforth-moulton` | [`AdamsBashforthMoulton`] |
+/// | `exponential-euler` | [`ExponentialEuler`] (its linear part comes with the forces) |
+/// | `predictor-corrector` | [`PredictorCorrector`] |
+/// | `forest-ruth` (also `yoshida4`) | [`Composition::FOREST_RUTH`] |
+/// | `suzuki4` | [`Composition::SUZUKI4`] |
+/// | `yoshida6` | [`Composition::YOSHIDA6`] |
+/// | `yoshida8` | [`Composition::YOSHIDA8`] |
+/// | `blanes-moan4` | [`Composition::BLANES_MOAN4`] |
+/// | `kahan-li8` | [`Composition::KAHAN_LI8`] |
 ///
 /// # Example
 ///
@@ -40,7 +52,8 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 11);
+/// assert_eq!(MethodKind::NAMES.len(), 22);
+/// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -65,7 +78,7 @@ macro_rules! methods {
         #[non_exhaustive]
         pub enum MethodKind {
             $(
-                #[doc = concat!("`", $name, "`: [`", stringify!($variant), "`].")]
+                #[doc = concat!("`", $name, "`: [`", stringify!($method), "`].")]
                 $variant($method),
             )*
         }
@@ -96,7 +109,9 @@ macro_rules! methods {
 
             fn workspace<S: State>(&self, state: &S) -> MethodWorkspace<S> {
                 MethodWorkspace(match self {
-                    $(MethodKind::$variant(method) => WorkspaceOf::$variant(method.workspace(state)),)*
+                    $(MethodKind::$variant(method) => {
+                        WorkspaceOf::$variant(method.workspace(state))
+                    })*
                 })
             }
 
@@ -138,6 +153,17 @@ methods! {
     Bs3(Bs3) = "bs3", Bs3;
     Dopri5(Dopri5) = "dopri5", Dopri5;
     Tsit5(Tsit5) = "tsit5", Tsit5;
+    Leapfrog(Leapfrog) = "leapfrog", Leapfrog;
+    Beeman(Beeman) = "beeman", Beeman;
+    AdamsBashforthMoulton(AdamsBashforthMoulton) = "adams-bashforth-moulton", AdamsBashforthMoulton;
+    ExponentialEuler(ExponentialEuler) = "exponential-euler", ExponentialEuler;
+    PredictorCorrector(PredictorCorrector) = "predictor-corrector", PredictorCorrector;
+    ForestRuth(Composition) = "forest-ruth", Composition::FOREST_RUTH;
+    Suzuki4(Composition) = "suzuki4", Composition::SUZUKI4;
+    Yoshida6(Composition) = "yoshida6", Composition::YOSHIDA6;
+    Yoshida8(Composition) = "yoshida8", Composition::YOSHIDA8;
+    BlanesMoan4(Composition) = "blanes-moan4", Composition::BLANES_MOAN4;
+    KahanLi8(Composition) = "kahan-li8", Composition::KAHAN_LI8;
 }
 
 impl MethodKind {
@@ -180,9 +206,14 @@ impl FromStr for MethodKind {
     type Err = ParseMethodError;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
+        // Forest and Ruth's method is Yoshida's 4th order.
+        let canonical = match name {
+            "yoshida4" => "forest-ruth",
+            other => other,
+        };
         Self::all()
             .into_iter()
-            .find(|method| method.name() == name)
+            .find(|method| method.name() == canonical)
             .ok_or_else(|| ParseMethodError::new(name))
     }
 }

@@ -2,21 +2,26 @@
 //! explicit Runge–Kutta tableaus, partitioned (kick/drift) methods, implicit methods.
 
 mod explicit_rk;
+mod exponential_euler;
 mod implicit;
 mod method;
-mod partitioned;
+mod multistep;
+pub(crate) mod partitioned;
 mod stepper;
 
 pub use explicit_rk::{
-    Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, RkWorkspace, Tableau,
-    Tsit5,
+    Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, PredictorCorrector, Rk4,
+    RkWorkspace, Tableau, Tsit5,
 };
 pub(crate) use explicit_rk::{Stages, combination};
+pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
+pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};
 pub use partitioned::{
-    PositionVerlet, PositionVerletWorkspace, SemiImplicitEuler, SemiImplicitEulerWorkspace, Verlet,
-    VerletWorkspace,
+    Beeman, BeemanWorkspace, Coefficients, Composition, CompositionWorkspace, Leapfrog, PlainDrift,
+    PositionVerlet, PositionVerletWorkspace, SemiImplicitEuler, SemiImplicitEulerWorkspace,
+    Sequence, SymmetricStep, Verlet, VerletWorkspace,
 };
 pub use stepper::Stepper;
 
@@ -220,4 +225,29 @@ fn non_finite_time<S: Scalar>(t: S, dt: S) -> StepError {
 #[inline(always)]
 pub(crate) fn half<S: Scalar>(x: S) -> S {
     x * S::from_f64(0.5)
+}
+
+/// Whether a step at `t` continues the one that ended at `last_end`: the same time to within
+/// the rounding of times near `t` (a caller computing `t = i·dt` lands a few ulps away), and
+/// never more than a quarter of a step away, so that a skipped or repeated step is never
+/// taken for the next one however coarse the times are.
+pub(crate) fn continues<T: Scalar>(last_end: T, t: T, dt: T) -> bool {
+    let rounding = T::from_f64(16.0) * T::epsilon() * (t.abs() + dt.abs());
+    (t - last_end).abs() <= rounding.min(dt.abs() * T::from_f64(0.25))
+}
+
+/// Whether a step of `dt` at `t` continues a run of equal steps, the last of length
+/// `last_dt` ending at `last_end`: what a multistep method's history needs. Equal to within
+/// the rounding of times near `t`: a caller stepping from `tᵢ = t₀ + i·dt` to `tᵢ₊₁` has
+/// steps `tᵢ₊₁ − tᵢ` that differ in their last bits ([`Trajectory`](crate::Trajectory)
+/// does), and the history must survive that.
+pub(crate) fn continues_evenly<T: Scalar>(last: Option<(T, T)>, t: T, dt: T) -> bool {
+    match last {
+        Some((last_dt, last_end)) => {
+            let rounding = T::from_f64(16.0) * T::epsilon() * (t.abs() + dt.abs());
+            continues(last_end, t, dt)
+                && (dt - last_dt).abs() <= rounding.min(dt.abs() * T::from_f64(1e-6))
+        }
+        None => false,
+    }
 }

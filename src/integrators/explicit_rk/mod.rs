@@ -3,9 +3,11 @@
 
 mod methods;
 mod pairs;
+mod predictor_corrector;
 
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
 pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
+pub use predictor_corrector::PredictorCorrector;
 
 use super::{Memoryless, Properties, Scheme};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -74,6 +76,12 @@ impl<S: State, const N: usize> RkWorkspace<S, N> {
             probe: state.clone(),
             sum: zero,
         }
+    }
+
+    /// The rate at the start of the last step (its first stage).
+    #[inline(always)]
+    pub(crate) fn first_rate(&self) -> &DerivativeOf<S> {
+        &self.rates[0]
     }
 }
 

@@ -1,10 +1,18 @@
 //! Partitioned methods: kicks of the momenta and drifts of the positions in a method's own
-//! order.
+//! order, and compositions of them.
 
+mod beeman;
+pub(crate) mod composition;
+mod leapfrog;
 mod position_verlet;
 mod semi_implicit_euler;
 mod verlet;
 
+pub use beeman::{Beeman, BeemanWorkspace};
+pub use composition::{
+    Coefficients, Composition, CompositionWorkspace, PlainDrift, Sequence, SymmetricStep,
+};
+pub use leapfrog::Leapfrog;
 pub use position_verlet::{PositionVerlet, PositionVerletWorkspace};
 pub use semi_implicit_euler::{SemiImplicitEuler, SemiImplicitEulerWorkspace};
 pub use verlet::{Verlet, VerletWorkspace};

@@ -2,7 +2,7 @@
 //! displacement, not from the velocity.
 
 use super::verlet::predict;
-use crate::integrators::{Properties, Scheme, Stepper, half};
+use crate::integrators::{Properties, Scheme, Stepper, continues, half};
 use crate::{Forces, Scalar, State, StepError, Vector};
 use num_traits::One;
 
@@ -190,13 +190,4 @@ impl Scheme for PositionVerlet {
     fn properties(&self) -> Properties {
         Properties::explicit("position-verlet", 2, 2).symplectic()
     }
-}
-
-/// Whether a step at `t` continues the one that ended at `last_end`: the same time to within
-/// the rounding of times near `t` (a caller computing `t = i·dt` lands a few ulps away), and
-/// never more than a quarter of a step away, so that a skipped or repeated step is never
-/// taken for the next one however coarse the times are.
-fn continues<T: Scalar>(last_end: T, t: T, dt: T) -> bool {
-    let rounding = T::from_f64(16.0) * T::epsilon() * (t.abs() + dt.abs());
-    (t - last_end).abs() <= rounding.min(dt.abs() * T::from_f64(0.25))
 }
