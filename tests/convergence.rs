@@ -54,8 +54,8 @@ fn ladder(name: &str, order: f64) -> [f64; 4] {
         (1, _) => halvings(0.004),
         (2, _) if order < f64::from(self::order_of(name)) => halvings(0.0025),
         (2, _) => halvings(0.01),
-        (4, _) => halvings(0.04),
-        (6, _) => halvings(0.1),
+        (3..=4, _) => halvings(0.04),
+        (5..=6, _) => halvings(0.1),
         (_, "yoshida8") => [0.05, 0.05 / root2, 0.025, 0.025 / root2],
         _ => [0.1, 0.1 / root2, 0.05, 0.05 / root2],
     }

@@ -159,3 +159,79 @@ pub fn check_steps(program: &str, duration: f64, dt: f64) {
         );
     }
 }
+
+/// The steps of a run from 0 to `duration`, for the examples that print a row every so
+/// often (`nbody`, `cloth`, `heat`): step `i` starts at `i · dt`, and the last one ends
+/// exactly at `duration` (a whole number of steps when `duration / dt` is one to rounding, as
+/// [`timestep::Trajectory`] counts them, and otherwise one shorter last step).
+pub struct Schedule {
+    /// The number of steps.
+    pub steps: usize,
+    dt: f64,
+    duration: f64,
+    every: f64,
+    next_row: f64,
+}
+
+impl Schedule {
+    /// The steps of `duration` in steps of `dt`, with a row every `every` (and the first
+    /// and last rows), or exit 2 naming the flags when that is more than `max_steps` steps.
+    pub fn new(program: &str, duration: f64, dt: f64, every: f64, max_steps: f64) -> Schedule {
+        let ratio = duration / dt;
+        if !(ratio.is_finite() && ratio <= max_steps) {
+            fail(
+                program,
+                format!(
+                    "--dt {dt:e} and --duration {duration:e} make {ratio:e} steps, more than the {max_steps:e} this example runs (raise --dt or lower --duration)"
+                ),
+            );
+        }
+        let nearest = ratio.round();
+        let slack = f64::EPSILON.sqrt() * ratio.max(1.0);
+        let whole = if ratio == 0.0 || ((ratio - nearest).abs() <= slack && nearest >= 1.0) {
+            nearest
+        } else {
+            ratio.ceil()
+        };
+        Schedule {
+            steps: whole as usize,
+            dt,
+            duration,
+            every,
+            next_row: every,
+        }
+    }
+
+    /// The time at the end of `steps` steps.
+    pub fn time(&self, steps: usize) -> f64 {
+        if steps >= self.steps {
+            self.duration
+        } else {
+            steps as f64 * self.dt
+        }
+    }
+
+    /// Whether the state after `steps` steps gets a row: the first, the last, and the first
+    /// at or after each multiple of the row interval (to rounding).
+    pub fn is_row(&mut self, steps: usize) -> bool {
+        let t = self.time(steps);
+        let due = t >= self.next_row * (1.0 - 1e-9);
+        while self.next_row <= t * (1.0 + 1e-9) {
+            self.next_row += self.every;
+        }
+        steps == 0 || steps == self.steps || due
+    }
+}
+
+/// A number for CSV: the shortest text that reads back as the same `f64`, in exponent form
+/// when tiny or huge, `inf`, `-inf` or `nan` when not finite.
+pub fn csv(value: f64) -> String {
+    let magnitude = value.abs();
+    if value.is_nan() {
+        "nan".to_string()
+    } else if magnitude == 0.0 || value.is_infinite() || (1e-4..1e16).contains(&magnitude) {
+        value.to_string()
+    } else {
+        format!("{value:e}")
+    }
+}
