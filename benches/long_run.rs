@@ -38,7 +38,7 @@ use std::cell::Cell;
 use std::f64::consts::TAU;
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::{Integrator, Method, Particle, State};
+use timestep::{Integrator, Method, Particle};
 
 const ECCENTRICITY: f64 = 0.9;
 const PERIODS: u64 = 1000;

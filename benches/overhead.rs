@@ -20,7 +20,7 @@ use glam::{Mat3, Quat, Vec3};
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::rigid::{Inertia, RigidBody};
-use timestep::{Integrator, Particle, Rk4, SemiImplicitEuler, State};
+use timestep::{Integrator, Particle, Rk4, SemiImplicitEuler};
 
 /// Steps per measured iteration.
 const STEPS: usize = 1000;

@@ -25,7 +25,7 @@ use differential_equations::prelude::{ExplicitRungeKutta, IVP, ODE};
 use ode_solvers::{System, Vector2};
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::{Integrator, Particle, Rk4, State};
+use timestep::{Integrator, Particle, Rk4};
 
 /// The problem's constants.
 #[derive(Clone, Copy)]

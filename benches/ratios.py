@@ -80,6 +80,27 @@ def main() -> None:
     for n in [1_000, 10_000, 100_000, 1_000_000, 10_000_000]:
         t = median_ns("scaling/semi-implicit-euler", str(n))
         print(f"| {n:,} | {fmt(t)} | {'—' if t is None else f'{t / n:.2f}'} |")
+    print()
+
+    # benches/large.rs: 10 steps per iteration for the chain and the heat equation, 2 for
+    # the bodies.
+    print("| group | handwritten | timestep | timestep / handwritten |")
+    print("|---|---|---|---|")
+    for case, steps in [("chain-rk4", 10), ("chain-verlet", 10), ("nbody-verlet", 2)]:
+        group = f"large/{case}"
+        hand, ours = median_ns(group, "handwritten"), median_ns(group, "timestep")
+        print(f"| `{group}` | {fmt(hand, steps)}/step | {fmt(ours, steps)}/step | {ratio(ours, hand)} |")
+    print()
+    print("| N | handwritten (Thomas) | timestep (finite differences) | ratio | timestep (analytic Jacobian) | ratio | ns per unknown: hand, FD, analytic |")
+    print("|---|---|---|---|---|---|---|")
+    for n in [1_000, 10_000, 100_000]:
+        group = f"large/heat-backward-euler-{n}"
+        hand, fd, jac = (median_ns(group, f) for f in ["handwritten", "timestep", "timestep-jacobian"])
+        per = lambda t: "—" if t is None else f"{t / 10 / n:.1f}"
+        print(
+            f"| {n:,} | {fmt(hand, 10)}/step | {fmt(fd, 10)}/step | {ratio(fd, hand)} "
+            f"| {fmt(jac, 10)}/step | {ratio(jac, hand)} | {per(hand)}, {per(fd)}, {per(jac)} |"
+        )
 
 
 if __name__ == "__main__":

@@ -13,9 +13,14 @@
 //! over every step, `energy_ratio` the final energy `½ m v² + ½ k x²` over the initial one.
 //! Values that are not finite print as `inf`, `-inf` or `nan`; a run whose step fails prints
 //! `nan` for what it could not compute and says why on stderr.
+//!
+//! It takes no flags: `--help` prints what it does, and any other argument is refused
+//! with a one-line message and exit status 2.
+
+mod cli;
 
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, State, StepError, Trajectory};
+use timestep::{Method, Particle, StepError, Trajectory};
 
 struct Experiment {
     name: &'static str,
@@ -116,6 +121,11 @@ fn csv(value: f64) -> String {
 }
 
 fn main() {
+    cli::parse(
+        "compare",
+        "CSV of the second article's experiments (spring-damper, oscillator at dt = 0.1 and 0.25) for every method; takes no flags",
+        &[],
+    );
     println!("experiment,method,dt,duration,final_x,exact_x,max_abs_error,energy_ratio");
     for experiment in &EXPERIMENTS {
         let exact = DampedOscillator::new(MASS, experiment.stiffness, experiment.damping, X0, V0);

@@ -27,15 +27,15 @@
 //! Each figure is one function returning a [`Figure`]: simulate, collect the series, say
 //! what they show. Adding one is one more such function and one more line in [`FIGURES`].
 
+mod cli;
+
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::error::Error;
 use std::path::{Path, PathBuf};
 use timestep::analytic::DampedOscillator;
 use timestep::rigid::{DRigidBody, Inertia, Splitting};
-use timestep::{
-    ExplicitEuler, Integrator, Midpoint, Particle, Rk4, SemiImplicitEuler, State, Trajectory,
-};
+use timestep::{ExplicitEuler, Integrator, Midpoint, Particle, Rk4, SemiImplicitEuler, Trajectory};
 
 /// Errors of any kind, as `main` reports them.
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -501,17 +501,16 @@ fn write(figure: &Figure, dir: &Path) -> Result<PathBuf> {
 }
 
 fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
+    let flags = [cli::Flag::new(
+        "--out",
+        "DIR",
+        "the directory the SVG files are written to",
+        "docs",
+    )];
+    let about = "draws the figures of the README and the docs as SVG";
     let mut dir = PathBuf::from("docs");
-    while let Some(flag) = args.next() {
-        match (flag.as_str(), args.next()) {
-            ("--out", Some(value)) => dir = PathBuf::from(value),
-            _ => {
-                return Err(
-                    format!("unexpected argument {flag}; usage: figures [--out DIR]").into(),
-                );
-            }
-        }
+    for (_, value) in cli::parse("figures", about, &flags) {
+        dir = PathBuf::from(value);
     }
     std::fs::create_dir_all(&dir)?;
     for make in FIGURES {

@@ -21,8 +21,11 @@
 //! Run with `cargo run --example fixed_timestep [-- --frames N --seed S]` (300 frames and
 //! seed 2024 by default).
 
+mod cli;
+
+use cli::Flag;
 use std::process::ExitCode;
-use timestep::{FixedTimestep, Integrator, Interpolate, Particle, SemiImplicitEuler, State};
+use timestep::{FixedTimestep, Integrator, Interpolate, Particle, SemiImplicitEuler};
 
 const DT: f64 = 1.0 / 100.0;
 const STIFFNESS: f64 = 15.0;
@@ -92,36 +95,36 @@ fn game_loop(
     Ok((current, clock.steps_taken()))
 }
 
-fn parse_args() -> Result<(usize, u64), String> {
+/// The frame count and the seed, from the command line.
+fn parse_args() -> (usize, u64) {
+    const PROGRAM: &str = "fixed_timestep";
+    let flags = [
+        Flag::new("--frames", "N", "frames to run, at least 1", 300),
+        Flag::new("--seed", "S", "seed of the random frame times", 2024),
+    ];
+    let about = "a game loop fed random frame times, physics at 100 Hz; one CSV row per frame";
     let (mut frames, mut seed) = (300, 2024);
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        match flag.as_str() {
+    for (flag, value) in cli::parse(PROGRAM, about, &flags) {
+        match flag {
             "--frames" => {
-                frames = value
-                    .parse()
-                    .map_err(|e| format!("--frames {value}: {e}"))?
+                let count = cli::whole(PROGRAM, flag, &value, 1);
+                // Each frame allocates one frame time: keep it to what fits in memory.
+                if count > 100_000_000 {
+                    cli::fail(
+                        PROGRAM,
+                        format!("--frames must be at most 100000000, got {count}"),
+                    );
+                }
+                frames = count as usize;
             }
-            "--seed" => seed = value.parse().map_err(|e| format!("--seed {value}: {e}"))?,
-            _ => {
-                return Err(format!(
-                    "unknown flag {flag}; expected --frames N or --seed S"
-                ));
-            }
+            _ => seed = cli::whole(PROGRAM, flag, &value, 0),
         }
     }
-    Ok((frames, seed))
+    (frames, seed)
 }
 
 fn main() -> ExitCode {
-    let (count, seed) = match parse_args() {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            eprintln!("fixed_timestep: {message}");
-            return ExitCode::from(2);
-        }
-    };
+    let (count, seed) = parse_args();
     match run(count, seed) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -27,7 +27,7 @@ use cli::Flag;
 use glam::DVec2;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
-use timestep::{Integrator, Method, Particle, State};
+use timestep::{Integrator, Method, Particle};
 
 const PROGRAM: &str = "henon_heiles";
 const DURATION: f64 = 5e4;

@@ -22,7 +22,7 @@ use glam::DVec2;
 use std::f64::consts::TAU;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
-use timestep::{Integrator, Method, Particle, State};
+use timestep::{Integrator, Method, Particle};
 
 const PROGRAM: &str = "kepler";
 

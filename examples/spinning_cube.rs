@@ -12,6 +12,7 @@
 //! NAME is any of `timestep::Method`'s names (default `rk4`), DT the step (default 1/60 s),
 //! T the duration (default 10 s).
 
+mod cli;
 mod rigid_flags;
 
 use glam::DVec3;
@@ -28,7 +29,12 @@ fn main() -> ExitCode {
         dt: 1.0 / 60.0,
         duration: 10.0,
     };
-    let flags = rigid_flags::parse("spinning_cube", &names, defaults);
+    let flags = rigid_flags::parse(
+        "spinning_cube",
+        "CSV t,px,py,pz,qw,qx,qy,qz,wx,wy,wz of the \"Physics in 3D\" cube spun up by the torque (1, 0, 0) − 0.1 ω",
+        &names,
+        defaults,
+    );
     let Ok(method) = flags.method.parse::<Method<DRigidBody>>() else {
         eprintln!(
             "spinning_cube: unknown method '{}' (methods: {names})",

@@ -10,7 +10,8 @@
 //! cargo run --release --example trajectory -- --precision f32 --method semi-implicit-euler
 //! ```
 //!
-//! Flags (each takes a value): `--method NAME` (one of `Method::NAMES`, default `rk4`),
+//! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
+//! (one of `Method::NAMES`, default `rk4`),
 //! `--k K` (15), `--b B` (0.1), `--mass M` (1), `--x0 X` (1000), `--v0 V` (0), `--dt DT`
 //! (0.01), `--duration T` (10), `--precision f32|f64` (f64), `--every N` (1).
 //!
@@ -23,11 +24,14 @@
 //! status 2 and a one-line message on stderr; a step that fails (backward Euler's solve)
 //! ends the output there and exits with status 1.
 
+mod cli;
+
+use cli::Flag;
 use std::fmt::LowerExp;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, Scalar, State, Trajectory, VectorSpace};
+use timestep::{Method, Particle, Scalar, Trajectory, VectorSpace};
 
 const FLAGS: [&str; 10] = [
     "--method",
@@ -42,8 +46,45 @@ const FLAGS: [&str; 10] = [
     "--every",
 ];
 
-const USAGE: &str = "usage: trajectory [--method NAME] [--k K] [--b B] [--mass M] [--x0 X] \
-                     [--v0 V] [--dt DT] [--duration T] [--precision f32|f64] [--every N]";
+/// The usage text: every flag with its default.
+fn usage() -> String {
+    let defaults = Options::default();
+    let flags = [
+        Flag::new(
+            "--method",
+            "NAME",
+            "the integrator's name (listed above)",
+            &defaults.method,
+        ),
+        Flag::new("--k", "K", "spring constant, N/m", defaults.stiffness),
+        Flag::new("--b", "B", "damping, N·s/m", defaults.damping),
+        Flag::new("--mass", "M", "mass, kg, > 0", defaults.mass),
+        Flag::new("--x0", "X", "initial position, m", defaults.x0),
+        Flag::new("--v0", "V", "initial velocity, m/s", defaults.v0),
+        Flag::new("--dt", "DT", "time step, s, > 0", defaults.dt),
+        Flag::new(
+            "--duration",
+            "T",
+            "how long to run, s, >= 0",
+            defaults.duration,
+        ),
+        Flag::new("--precision", "f32|f64", "the state's precision", "f64"),
+        Flag::new(
+            "--every",
+            "N",
+            "print every N-th step (and the last)",
+            defaults.every,
+        ),
+    ];
+    let names = Method::<Particle<f64>>::NAMES.join(", ");
+    cli::usage(
+        "trajectory",
+        &format!(
+            "CSV t,x,v,energy,exact_x,error of a damped spring m x'' + b x' + k x = 0\nNAME is one of: {names}"
+        ),
+        &flags,
+    )
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Precision {
@@ -220,8 +261,8 @@ where
         v0.to_f64(),
     );
     let spring = move |p: &Particle<S>, _t: S| -(k * p.position() + b * p.velocity());
-    // The name and the mass were checked when the flags were read, so neither the parse
-    // nor `Particle::new` can fail here.
+    // The name, the mass and the particle were checked when the flags were read
+    // (`check_precision`), so neither the parse nor `Particle::new` can fail here.
     let method: Method<Particle<S>> = options.method.parse().expect("method checked");
     let start = Particle::new(mass, x0, v0);
     let duration = S::from_f64(options.duration);
@@ -258,15 +299,32 @@ where
     Ok(())
 }
 
-/// Checks that every value survives conversion to `S`.
-fn check_precision<S: Scalar>(options: &Options) -> Result<(), String> {
+/// Checks that every value survives conversion to `S`, that the particle can be made
+/// (a mass whose inverse overflows, or a momentum `m·v` out of range, is refused), and
+/// that the run has a sensible number of steps.
+fn check_precision<S>(options: &Options) -> Result<(), String>
+where
+    S: Scalar + VectorSpace<Scalar = S>,
+{
     fits::<S>("--k", options.stiffness, false)?;
     fits::<S>("--b", options.damping, false)?;
     fits::<S>("--mass", options.mass, true)?;
     fits::<S>("--x0", options.x0, false)?;
     fits::<S>("--v0", options.v0, false)?;
     fits::<S>("--dt", options.dt, true)?;
-    fits::<S>("--duration", options.duration, false)
+    fits::<S>("--duration", options.duration, false)?;
+    let [mass, x0, v0] = [options.mass, options.x0, options.v0].map(S::from_f64);
+    Particle::try_new(mass, x0, v0).map_err(|error| error.to_string())?;
+    let steps = options.duration / options.dt;
+    if steps > cli::MAX_STEPS {
+        return Err(format!(
+            "--dt {:e} and --duration {:e} make {steps:e} steps, more than the {:e} this example runs (raise --dt or lower --duration)",
+            options.dt,
+            options.duration,
+            cli::MAX_STEPS
+        ));
+    }
+    Ok(())
 }
 
 /// Runs in precision `S`, turning what stopped the run into a message.
@@ -295,7 +353,7 @@ fn main() -> ExitCode {
     let options = match parsed {
         Ok(Request::Run(options)) => options,
         Ok(Request::Help) => {
-            println!("{USAGE}");
+            print!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Err(message) => {

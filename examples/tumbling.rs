@@ -16,6 +16,7 @@
 //! `splitting4` or `splitting6` (`Splitting::ORDER4`, `Splitting::ORDER6`: Suzuki's and
 //! Yoshida's compositions of it); defaults: `rk4`, 1/60 s, 60 s.
 
+mod cli;
 mod rigid_flags;
 
 use glam::DVec3;
@@ -81,7 +82,12 @@ fn main() -> ExitCode {
         dt: 1.0 / 60.0,
         duration: 60.0,
     };
-    let flags = rigid_flags::parse("tumbling", &names, defaults);
+    let flags = rigid_flags::parse(
+        "tumbling",
+        "CSV t,wx,wy,wz,lx,ly,lz,energy of a torque-free body with I = diag(1, 2, 3) spun near its intermediate axis",
+        &names,
+        defaults,
+    );
     match flags.method.as_str() {
         "splitting" => return print(Splitting, &flags),
         "splitting4" => return print(Splitting::ORDER4, &flags),

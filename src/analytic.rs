@@ -42,6 +42,7 @@ impl DampedOscillator {
     ///
     /// If `mass` is not finite and positive, or any other argument is not finite.
     #[track_caller]
+    #[must_use]
     pub fn new(mass: f64, stiffness: f64, damping: f64, x0: f64, v0: f64) -> Self {
         if let Err(error) = MassError::check(mass) {
             panic!("DampedOscillator::new: {error}");

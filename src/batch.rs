@@ -42,6 +42,11 @@
 //! serial and the parallel function, so which states moved never depends on the thread
 //! schedule. A non-finite `t` or `dt` fails every state.
 //!
+//! A force that **panics** is not an error: the panic propagates out of `step_all` (or
+//! `par_step_all`, from whichever worker met it) and leaves the slice partly stepped (some
+//! states advanced by `dt`, the rest as they were; which ones is unspecified, since the
+//! order of stepping is), and the state being stepped when it hit may be partly updated.
+//!
 //! # Order
 //!
 //! Each state's step depends on that state alone, so the order in which the states are

@@ -35,6 +35,26 @@ pub enum StepError {
         /// The time step given.
         dt: f64,
     },
+    /// A run from `t0` to `t1` in steps of `dt` would take more steps than a
+    /// [`Trajectory`](crate::Trajectory) can count exactly
+    /// ([`Trajectory::MAX_STEPS`](crate::Trajectory::MAX_STEPS)): `dt` is far too small
+    /// for the span (or the span overflows).
+    TooManySteps {
+        /// The span `t1 − t0`.
+        span: f64,
+        /// The time step given.
+        dt: f64,
+    },
+    /// A step from a finite state made a quantity the state promises to keep finite
+    /// infinite or `NaN` (a rigid body's orientation, when `|ω| dt` or `ω` itself
+    /// overflows); the state is left as it was.
+    Overflow {
+        /// What overflowed, e.g. `"orientation"`.
+        quantity: &'static str,
+        /// The value that overflowed (for an orientation: the largest coordinate of
+        /// `ω · dt`, in radians).
+        value: f64,
+    },
     /// Backward Euler's Newton iteration did not reach its tolerance.
     NotConverged {
         /// Iterations made.
@@ -72,12 +92,30 @@ pub enum StepError {
 impl fmt::Display for StepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            StepError::NonFiniteTime { t, dt } => {
-                write!(f, "time and time step must be finite (t = {t}, dt = {dt})")
-            }
+            StepError::NonFiniteTime { t, dt } => write!(
+                f,
+                "time and time step must be finite (t = {}, dt = {})",
+                Number(t),
+                Number(dt)
+            ),
             StepError::TimeStepDirection { span, dt } => write!(
                 f,
-                "time step dt = {dt} cannot cover the span {span}: it must be non-zero and have the span's sign"
+                "time step dt = {} cannot cover the span {}: it must be non-zero and have the span's sign",
+                Number(dt),
+                Number(span)
+            ),
+            StepError::TooManySteps { span, dt } => write!(
+                f,
+                "time step dt = {} is too small for the span {}: the run would take {} steps, more than the {} a trajectory counts exactly",
+                Number(dt),
+                Number(span),
+                Number((span / dt).abs()),
+                Number(crate::trajectory::MAX_STEPS as f64)
+            ),
+            StepError::Overflow { quantity, value } => write!(
+                f,
+                "the step overflowed the {quantity} (at {}): the state is too large for its precision or dt too long; the state is left as it was",
+                Number(value)
             ),
             StepError::NotConverged {
                 iterations,
@@ -86,12 +124,10 @@ impl fmt::Display for StepError {
                 f,
                 "backward Euler did not converge in {iterations} Newton iterations (last relative correction {correction:e}); try a smaller dt or a looser tolerance"
             ),
-            StepError::SingularJacobian => {
-                write!(
-                    f,
-                    "backward Euler met a singular Jacobian in its Newton solve"
-                )
-            }
+            StepError::SingularJacobian => write!(
+                f,
+                "backward Euler met a singular or non-finite Jacobian in its Newton solve (a Jacobian with infinite or NaN entries, from the forces' own `jacobian` or from finite differences, is reported here too)"
+            ),
             StepError::NonFiniteResidual => write!(
                 f,
                 "backward Euler met a non-finite residual: the forces returned infinity or NaN"
@@ -139,6 +175,15 @@ pub enum MassError {
     NotFinite(f64),
     /// The mass is so small that its inverse overflows the state's precision.
     InverseNotFinite(f64),
+    /// The momentum `m·v` of a velocity coordinate does not fit the state's precision: it
+    /// overflows to infinity, or underflows (to zero or a subnormal number, losing the
+    /// velocity). Checked by [`Particle`](crate::Particle)'s constructors and setters.
+    MomentumOutOfRange {
+        /// The mass.
+        mass: f64,
+        /// The velocity coordinate whose momentum is out of range.
+        velocity: f64,
+    },
 }
 
 impl MassError {
@@ -187,13 +232,36 @@ impl MassError {
 impl fmt::Display for MassError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MassError::NotPositive(m) => write!(f, "mass must be positive, got {m}"),
-            MassError::NotFinite(m) => write!(f, "mass must be finite, got {m}"),
+            MassError::NotPositive(m) => write!(f, "mass must be positive, got {}", Number(*m)),
+            MassError::NotFinite(m) => write!(f, "mass must be finite, got {}", Number(*m)),
             MassError::InverseNotFinite(m) => {
-                write!(f, "mass {m} is too small: its inverse overflows")
+                write!(f, "mass {} is too small: its inverse overflows", Number(*m))
             }
+            MassError::MomentumOutOfRange { mass, velocity } => write!(
+                f,
+                "mass {} times velocity {} is out of range: the momentum m·v (or the velocity p/m) overflows or underflows",
+                Number(*mass),
+                Number(*velocity)
+            ),
         }
     }
 }
 
 impl core::error::Error for MassError {}
+
+/// A number for an error message: as `{}` prints it when that is short (zero, infinities,
+/// `NaN`, and magnitudes from 10⁻⁴ up to 10⁹), in exponent notation otherwise, so that
+/// 10³⁰⁰ prints as `1e300` and not as 301 digits.
+#[derive(Clone, Copy)]
+pub(crate) struct Number(pub(crate) f64);
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let magnitude = self.0.abs();
+        if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e9).contains(&magnitude) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! [`FixedTimestep`]: physics at a fixed `dt`, rendering at whatever rate frames come.
 
+use crate::error::Number;
 use crate::{Forces, Integrator, Scalar, State, StepError};
 use core::fmt;
 use num_traits::Float;
@@ -47,6 +48,10 @@ use num_traits::Float;
 ///
 /// - `dt` zero, negative, infinite or `NaN`: refused by [`try_new`](Self::try_new) with
 ///   [`FixedTimestepError::InvalidTimeStep`] ([`new`](Self::new) panics with that message).
+/// - `dt`, or a cap, that would let one frame run more than
+///   [`MAX_STEPS_PER_FRAME`](Self::MAX_STEPS_PER_FRAME) steps (`dt = 5·10⁻³²⁴` would be
+///   10³²³): refused with [`FixedTimestepError::TooManyStepsPerFrame`]. Each `advance`
+///   then does at most that many subtractions.
 /// - frame time 0: no step; `α` is unchanged.
 /// - frame time negative, infinite or `NaN`: refused by [`advance`](Self::advance) with
 ///   [`FixedTimestepError::InvalidFrameTime`]; the clock is left unchanged. (Clocks that
@@ -144,6 +149,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(clock.max_steps(), 30);
     /// ```
     #[track_caller]
+    #[must_use]
     pub fn new(dt: S) -> Self {
         match Self::try_new(dt) {
             Ok(clock) => clock,
@@ -151,9 +157,42 @@ impl<S: Scalar> FixedTimestep<S> {
         }
     }
 
-    /// A clock that steps physics by `dt` seconds, or
+    /// The most steps one frame may run: 2²⁰ = 1 048 576 (a microsecond step under a
+    /// one-second cap). A `dt` or cap that would let a frame run more is refused with
+    /// [`FixedTimestepError::TooManyStepsPerFrame`]: a frame of millions of steps is a
+    /// frozen game, not a slow one.
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, FixedTimestepError};
+    ///
+    /// assert_eq!(FixedTimestep::<f64>::MAX_STEPS_PER_FRAME, 1 << 20);
+    /// // 0.25 s in steps of 10⁻⁹ s would be 2.5·10⁸ steps in a frame.
+    /// assert!(matches!(
+    ///     FixedTimestep::try_new(1e-9),
+    ///     Err(FixedTimestepError::TooManyStepsPerFrame { .. })
+    /// ));
+    /// ```
+    pub const MAX_STEPS_PER_FRAME: u32 = 1 << 20;
+
+    /// The most steps a clock counts, 2⁵³ (4.7 million years at 60 Hz): up to there every
+    /// step's start time `k · dt` is computed from the exact `k`. A frame that would go
+    /// past it is refused with [`FixedTimestepError::ClockExhausted`].
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// // 2⁵³ steps of 1/60 s: about 4.76 million years of play.
+    /// let years = FixedTimestep::<f64>::MAX_STEPS_TAKEN as f64 / 60.0 / (365.25 * 86_400.0);
+    /// assert!((years / 4.76e6 - 1.0).abs() < 0.01);
+    /// ```
+    pub const MAX_STEPS_TAKEN: u64 = 1 << 53;
+
+    /// A clock that steps physics by `dt` seconds, or why not:
     /// [`FixedTimestepError::InvalidTimeStep`] if `dt` is zero, negative, infinite or
-    /// `NaN`.
+    /// `NaN`, [`FixedTimestepError::TooManyStepsPerFrame`] if it is so small that the
+    /// default cap of 0.25 s would hold more than
+    /// [`MAX_STEPS_PER_FRAME`](Self::MAX_STEPS_PER_FRAME) steps (`dt` below about
+    /// 2.4·10⁻⁷ s).
     ///
     /// ```
     /// use timestep::{FixedTimestep, FixedTimestepError};
@@ -162,6 +201,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(FixedTimestep::try_new(0.0), Err(FixedTimestepError::InvalidTimeStep(0.0)));
     /// assert!(FixedTimestep::try_new(-0.01).is_err());
     /// assert!(FixedTimestep::try_new(f32::NAN).is_err());
+    /// assert!(FixedTimestep::try_new(5e-324).is_err()); // 10³²³ steps a frame
     /// ```
     pub fn try_new(dt: S) -> Result<Self, FixedTimestepError> {
         let dt_seconds = dt.to_f64();
@@ -173,7 +213,7 @@ impl<S: Scalar> FixedTimestep<S> {
             dt,
             dt_seconds,
             max_frame_time,
-            max_steps: steps_in(max_frame_time, dt_seconds),
+            max_steps: capped_steps(max_frame_time, dt_seconds)?,
             accumulator: 0.0,
             steps_taken: 0,
         })
@@ -187,7 +227,10 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// # Panics
     ///
-    /// If `seconds` is zero, negative, infinite or `NaN`.
+    /// If `seconds` is zero, negative, infinite or `NaN`, or so long that a frame would
+    /// hold more than [`MAX_STEPS_PER_FRAME`](Self::MAX_STEPS_PER_FRAME) steps;
+    /// [`try_with_max_frame_time`](Self::try_with_max_frame_time) returns the error
+    /// instead.
     ///
     /// ```
     /// use timestep::FixedTimestep;
@@ -200,18 +243,40 @@ impl<S: Scalar> FixedTimestep<S> {
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
     #[track_caller]
+    #[must_use = "with_max_frame_time returns a new clock and leaves this one as it was"]
     pub fn with_max_frame_time(self, seconds: f64) -> Self {
+        match self.try_with_max_frame_time(seconds) {
+            Ok(clock) => clock,
+            Err(error) => panic!("FixedTimestep::with_max_frame_time: {error}"),
+        }
+    }
+
+    /// [`with_max_frame_time`](Self::with_max_frame_time), returning the error instead of
+    /// panicking: [`FixedTimestepError::InvalidMaxFrameTime`] for a cap that is zero,
+    /// negative, infinite or `NaN`, [`FixedTimestepError::TooManyStepsPerFrame`] for one
+    /// that holds too many steps.
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, FixedTimestepError};
+    ///
+    /// let clock = FixedTimestep::new(0.01);
+    /// assert_eq!(clock.try_with_max_frame_time(0.5)?.max_steps(), 50);
+    /// assert!(matches!(
+    ///     clock.try_with_max_frame_time(1e9), // 10¹¹ steps in one frame
+    ///     Err(FixedTimestepError::TooManyStepsPerFrame { .. })
+    /// ));
+    /// # Ok::<(), FixedTimestepError>(())
+    /// ```
+    #[must_use = "try_with_max_frame_time returns a new clock and leaves this one as it was"]
+    pub fn try_with_max_frame_time(self, seconds: f64) -> Result<Self, FixedTimestepError> {
         if !(seconds.is_finite() && seconds > 0.0) {
-            panic!(
-                "FixedTimestep::with_max_frame_time: {}",
-                FixedTimestepError::InvalidMaxFrameTime(seconds)
-            );
+            return Err(FixedTimestepError::InvalidMaxFrameTime(seconds));
         }
-        FixedTimestep {
+        Ok(FixedTimestep {
             max_frame_time: seconds,
-            max_steps: steps_in(seconds, self.dt_seconds),
+            max_steps: capped_steps(seconds, self.dt_seconds)?,
             ..self
-        }
+        })
     }
 
     /// The same clock running at most `steps` steps per frame: frames are capped at
@@ -219,7 +284,9 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// # Panics
     ///
-    /// If `steps` is 0: a clock that may never step would freeze the simulation.
+    /// If `steps` is 0 (a clock that may never step would freeze the simulation) or above
+    /// [`MAX_STEPS_PER_FRAME`](Self::MAX_STEPS_PER_FRAME);
+    /// [`try_with_max_steps`](Self::try_with_max_steps) returns the error instead.
     ///
     /// ```
     /// use timestep::FixedTimestep;
@@ -230,16 +297,43 @@ impl<S: Scalar> FixedTimestep<S> {
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
     #[track_caller]
+    #[must_use = "with_max_steps returns a new clock and leaves this one as it was"]
     pub fn with_max_steps(self, steps: u32) -> Self {
-        assert!(
-            steps > 0,
-            "FixedTimestep::with_max_steps: at least one step per frame is needed"
-        );
-        FixedTimestep {
+        match self.try_with_max_steps(steps) {
+            Ok(clock) => clock,
+            Err(error) => panic!("FixedTimestep::with_max_steps: {error}"),
+        }
+    }
+
+    /// [`with_max_steps`](Self::with_max_steps), returning the error instead of panicking:
+    /// [`FixedTimestepError::ZeroMaxSteps`] for 0,
+    /// [`FixedTimestepError::TooManyStepsPerFrame`] above
+    /// [`MAX_STEPS_PER_FRAME`](Self::MAX_STEPS_PER_FRAME).
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, FixedTimestepError};
+    ///
+    /// let clock = FixedTimestep::new(0.01);
+    /// assert_eq!(clock.try_with_max_steps(0), Err(FixedTimestepError::ZeroMaxSteps));
+    /// assert!(clock.try_with_max_steps(u32::MAX).is_err());
+    /// assert_eq!(clock.try_with_max_steps(8)?.max_steps(), 8);
+    /// # Ok::<(), FixedTimestepError>(())
+    /// ```
+    #[must_use = "try_with_max_steps returns a new clock and leaves this one as it was"]
+    pub fn try_with_max_steps(self, steps: u32) -> Result<Self, FixedTimestepError> {
+        if steps == 0 {
+            return Err(FixedTimestepError::ZeroMaxSteps);
+        }
+        if steps > Self::MAX_STEPS_PER_FRAME {
+            return Err(FixedTimestepError::TooManyStepsPerFrame {
+                steps: f64::from(steps),
+            });
+        }
+        Ok(FixedTimestep {
             max_frame_time: f64::from(steps) * self.dt_seconds,
             max_steps: steps,
             ..self
-        }
+        })
     }
 
     /// Adds one frame's time (in seconds) to the accumulator and takes out as many whole
@@ -251,8 +345,11 @@ impl<S: Scalar> FixedTimestep<S> {
     /// # Errors
     ///
     /// [`FixedTimestepError::InvalidFrameTime`] if `frame_time` is negative, infinite or
-    /// `NaN`; the clock is then unchanged. A frame time of 0 is fine (no step, same `α`),
-    /// and one above [`max_frame_time`](Self::max_frame_time) is capped.
+    /// `NaN`, and [`FixedTimestepError::ClockExhausted`] once the count is within
+    /// [`max_steps`](Self::max_steps) of [`MAX_STEPS_TAKEN`](Self::MAX_STEPS_TAKEN) (so
+    /// that no frame can take it past); the clock is then unchanged. A
+    /// frame time of 0 is fine (no step, same `α`), and one above
+    /// [`max_frame_time`](Self::max_frame_time) is capped.
     ///
     /// ```
     /// use timestep::{FixedTimestep, FixedTimestepError};
@@ -272,6 +369,9 @@ impl<S: Scalar> FixedTimestep<S> {
         if !(frame_time.is_finite() && frame_time >= 0.0) {
             return Err(FixedTimestepError::InvalidFrameTime(frame_time));
         }
+        if self.steps_taken > Self::MAX_STEPS_TAKEN - u64::from(self.max_steps) {
+            return Err(FixedTimestepError::ClockExhausted(self.steps_taken));
+        }
         let counted = frame_time.min(self.max_frame_time);
         let mut dropped = frame_time - counted;
         self.accumulator += counted;
@@ -279,7 +379,8 @@ impl<S: Scalar> FixedTimestep<S> {
         let mut steps = 0;
         // One dt at a time rather than `floor(accumulator / dt)` at once: whatever the
         // rounding, the remainder ends in [0, dt), never negative (a rounded-up quotient
-        // could leave it so). The loop is bounded by `max_steps`.
+        // could leave it so). The loop is bounded by `max_steps`, at most
+        // `MAX_STEPS_PER_FRAME`.
         while self.accumulator >= self.dt_seconds && steps < self.max_steps {
             self.accumulator -= self.dt_seconds;
             steps += 1;
@@ -421,6 +522,18 @@ impl<S: Scalar> FixedTimestep<S> {
     }
 }
 
+/// [`steps_in`], refused above [`FixedTimestep::MAX_STEPS_PER_FRAME`].
+fn capped_steps(seconds: f64, dt: f64) -> Result<u32, FixedTimestepError> {
+    let steps = steps_in(seconds, dt);
+    if steps > FixedTimestep::<f64>::MAX_STEPS_PER_FRAME {
+        Err(FixedTimestepError::TooManyStepsPerFrame {
+            steps: Float::max(seconds / dt, f64::from(steps)),
+        })
+    } else {
+        Ok(steps)
+    }
+}
+
 /// `⌈seconds / dt⌉`, at least 1, saturating at `u32::MAX`: the most steps a frame of at
 /// most `seconds` can hold when less than one `dt` is carried over from the last frame.
 /// A ratio within rounding of a whole number counts as that number, so that 0.25 s at
@@ -459,6 +572,7 @@ fn steps_in(seconds: f64, dt: f64) -> u32 {
 /// # Ok::<(), timestep::FixedTimestepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use = "the clock counts the frame's steps as taken: run them (Frame::run or Frame::times), or the physics falls behind the clock"]
 pub struct Frame<S: Scalar = f64> {
     dt: S,
     dt_seconds: f64,
@@ -618,23 +732,71 @@ pub enum FixedTimestepError {
     InvalidMaxFrameTime(f64),
     /// The cap on steps per frame is 0.
     ZeroMaxSteps,
+    /// The step and the cap on the frame time would let one frame run more than
+    /// [`FixedTimestep::MAX_STEPS_PER_FRAME`] steps (`dt` far too small for the cap).
+    TooManyStepsPerFrame {
+        /// The steps one frame could run.
+        steps: f64,
+    },
+    /// A saved clock's `max_steps` is more than its `max_frame_time` holds.
+    InconsistentMaxSteps {
+        /// The cap on steps per frame.
+        max_steps: u32,
+        /// The cap on the frame time, in seconds.
+        max_frame_time: f64,
+    },
+    /// A saved clock's accumulator is negative, not finite, or a whole step or more.
+    InvalidAccumulator(f64),
+    /// The clock has counted [`FixedTimestep::MAX_STEPS_TAKEN`] steps (or a saved clock
+    /// claims more): the step count given.
+    ClockExhausted(u64),
 }
 
 impl fmt::Display for FixedTimestepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            FixedTimestepError::InvalidTimeStep(dt) => {
-                write!(f, "time step must be finite and positive, got dt = {dt} s")
-            }
-            FixedTimestepError::InvalidFrameTime(t) => {
-                write!(f, "frame time must be finite and not negative, got {t} s")
-            }
-            FixedTimestepError::InvalidMaxFrameTime(t) => {
-                write!(f, "max frame time must be finite and positive, got {t} s")
-            }
+            FixedTimestepError::InvalidTimeStep(dt) => write!(
+                f,
+                "time step must be finite and positive, got dt = {} s",
+                Number(dt)
+            ),
+            FixedTimestepError::InvalidFrameTime(t) => write!(
+                f,
+                "frame time must be finite and not negative, got {} s",
+                Number(t)
+            ),
+            FixedTimestepError::InvalidMaxFrameTime(t) => write!(
+                f,
+                "max frame time must be finite and positive, got {} s",
+                Number(t)
+            ),
             FixedTimestepError::ZeroMaxSteps => {
                 write!(f, "at least one step per frame is needed, got a cap of 0")
             }
+            FixedTimestepError::TooManyStepsPerFrame { steps } => write!(
+                f,
+                "one frame could run {} steps, more than the {} allowed: the time step is too small for the cap on the frame time",
+                Number(steps),
+                FixedTimestep::<f64>::MAX_STEPS_PER_FRAME
+            ),
+            FixedTimestepError::InconsistentMaxSteps {
+                max_steps,
+                max_frame_time,
+            } => write!(
+                f,
+                "max steps per frame {max_steps} is more than the max frame time {} s holds",
+                Number(max_frame_time)
+            ),
+            FixedTimestepError::InvalidAccumulator(a) => write!(
+                f,
+                "accumulator must be finite, not negative and less than one step, got {} s",
+                Number(a)
+            ),
+            FixedTimestepError::ClockExhausted(steps) => write!(
+                f,
+                "the clock has counted {steps} steps and can count at most {}",
+                FixedTimestep::<f64>::MAX_STEPS_TAKEN
+            ),
         }
     }
 }
@@ -645,9 +807,15 @@ impl core::error::Error for FixedTimestepError {}
 mod serde_impl {
     use super::{FixedTimestep, FixedTimestepError, steps_in};
     use crate::Scalar;
+    use num_traits::Float;
 
-    /// The serialized form: the settings and the clock's progress. `dt` is checked again
-    /// on the way in, and `max_steps` must agree with `max_frame_time`.
+    /// The serialized form: the settings and the clock's progress. Everything is checked
+    /// again on the way in: `dt` and the caps as the constructor and builders check them,
+    /// `max_steps` against `max_frame_time`, `steps_taken` against
+    /// [`FixedTimestep::MAX_STEPS_TAKEN`], and the accumulator against `[0, dt)`. An
+    /// accumulator a few ulps above that range, as a parser that rounds the last digit
+    /// (serde_json without `float_roundtrip`) reads back `dt − 1 ulp`, is taken as the
+    /// largest value below `dt`.
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(rename = "FixedTimestep", deny_unknown_fields)]
     pub struct FixedTimestepData<S> {
@@ -674,7 +842,12 @@ mod serde_impl {
         type Error = FixedTimestepError;
 
         fn try_from(data: FixedTimestepData<S>) -> Result<Self, Self::Error> {
-            let clock = FixedTimestep::try_new(data.dt)?;
+            // Not `try_new`: its default cap may hold too many steps for a small `dt` whose
+            // saved cap is fine.
+            let dt_seconds = data.dt.to_f64();
+            if !(dt_seconds.is_finite() && dt_seconds > 0.0) {
+                return Err(FixedTimestepError::InvalidTimeStep(dt_seconds));
+            }
             let max_frame_time = data.max_frame_time;
             if !(max_frame_time.is_finite() && max_frame_time > 0.0) {
                 return Err(FixedTimestepError::InvalidMaxFrameTime(max_frame_time));
@@ -684,19 +857,38 @@ mod serde_impl {
             }
             // The cap was set either as a time or as a step count; either way the count
             // cannot exceed what the time allows.
-            if data.max_steps > steps_in(max_frame_time, clock.dt_seconds) {
-                return Err(FixedTimestepError::InvalidMaxFrameTime(max_frame_time));
+            if data.max_steps > FixedTimestep::<S>::MAX_STEPS_PER_FRAME {
+                return Err(FixedTimestepError::TooManyStepsPerFrame {
+                    steps: f64::from(data.max_steps),
+                });
             }
-            let accumulator = data.accumulator;
-            if !(accumulator.is_finite() && (0.0..clock.dt_seconds).contains(&accumulator)) {
-                return Err(FixedTimestepError::InvalidFrameTime(accumulator));
+            if data.max_steps > steps_in(max_frame_time, dt_seconds) {
+                return Err(FixedTimestepError::InconsistentMaxSteps {
+                    max_steps: data.max_steps,
+                    max_frame_time,
+                });
+            }
+            if data.steps_taken > FixedTimestep::<S>::MAX_STEPS_TAKEN {
+                return Err(FixedTimestepError::ClockExhausted(data.steps_taken));
+            }
+            let dt = dt_seconds;
+            let mut accumulator = data.accumulator;
+            let rounding = 4.0 * f64::EPSILON * dt;
+            if !(accumulator.is_finite() && (-rounding..dt + rounding).contains(&accumulator)) {
+                return Err(FixedTimestepError::InvalidAccumulator(accumulator));
+            }
+            // Within rounding of the range: brought into it.
+            accumulator = Float::max(accumulator, 0.0);
+            if accumulator >= dt {
+                accumulator = f64::from_bits(dt.to_bits() - 1);
             }
             Ok(FixedTimestep {
                 max_frame_time,
                 max_steps: data.max_steps,
                 accumulator,
                 steps_taken: data.steps_taken,
-                ..clock
+                dt: data.dt,
+                dt_seconds,
             })
         }
     }

@@ -104,7 +104,8 @@
 //! - [`batch`]: one step for a whole slice of states, serially or (feature `rayon`) in
 //!   parallel.
 //! - [`FixedTimestep`] and [`Interpolate`]: fixed steps under variable frames, and the
-//!   blend to draw.
+//!   blend to draw; [`InterpolateMotion`]: the blend along the velocities (cubic Hermite,
+//!   error `O(dt⁴)` where the straight line's is `O(dt²)`), and extrapolation.
 //! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation
 //!   with its 4th- and 6th-order compositions.
@@ -269,7 +270,8 @@
 //!   coordinates (x × y = z; a positive rotation about an axis turns counter-clockwise when
 //!   the axis points at you).
 //! - Rigid bodies: angular velocity `ω` and angular momentum `L` are in the **world**
-//!   frame, orientation is a unit quaternion taking body coordinates to world coordinates,
+//!   frame ([`rigid::Body::angular_velocity_body`] and
+//!   [`rigid::Body::angular_momentum_body`] give them along the body's axes), orientation is a unit quaternion taking body coordinates to world coordinates,
 //!   and its rate is `dq/dt = ½ ω q` with `ω` written as the pure quaternion
 //!   `(0, ωx, ωy, ωz)`. Torque is `r × F` with `r` from the centre of mass to the point
 //!   where the force acts.
@@ -280,6 +282,46 @@
 //!   ([`MassError`]). [`FixedTimestep`] keeps its clock in `f64` whatever the state's
 //!   precision, and refuses negative and non-finite frame times
 //!   ([`FixedTimestepError`]).
+//!
+//! # What is refused, and what is not
+//!
+//! Bad input gets an error that names the value, never silent garbage, where the crate
+//! can tell it is bad without slowing down every step:
+//!
+//! - constructors and setters: a mass that is not finite and positive or whose inverse
+//!   overflows; a particle whose momentum `m·v` (or velocity `p/m`) overflows or
+//!   underflows its precision ([`MassError::MomentumOutOfRange`]); an inertia tensor no
+//!   body has, or whose inverse or trace overflows ([`rigid::InertiaError`]); an
+//!   orientation that is zero or not finite (any other quaternion, however large or small
+//!   its coordinates, is normalized);
+//! - steps: a non-finite `t` or `dt`; a [`Trajectory`] of more than
+//!   [`Trajectory::MAX_STEPS`] steps ([`StepError::TooManySteps`]); a [`FixedTimestep`]
+//!   whose frames could run more than [`FixedTimestep::MAX_STEPS_PER_FRAME`] steps;
+//! - with `serde`, everything the constructors refuse, unknown fields, and non-finite
+//!   states (on saving and on loading).
+//!
+//! What is **not** refused, because checking it would cost every step or because it is
+//! legal:
+//!
+//! - **Finite forces that overflow the state.** A force of 10³⁰⁰ N for 10¹⁰ s makes the
+//!   momentum infinite, and explicit methods return `Ok` with it (backward Euler refuses a
+//!   non-finite residual). If your forces can be that large, check the state with
+//!   [`VectorSpace::is_finite`] after a step.
+//! - **Torques that push a rigid body's `ω = I⁻¹ L` past the range of its floats**
+//!   (`|L|` above the smallest moment times the largest float; the setters refuse such an
+//!   `L`, but a kick can reach it). Its spin is then infinite and the orientation of the
+//!   next drift `NaN`. [`rigid::Splitting`] refuses such a step with
+//!   [`StepError::Overflow`]; the other methods carry it. (A finite `ω` whose `ω · dt`
+//!   overflows still gives a unit quaternion.)
+//! - **Near-degenerate inertia**, such as `diag(10⁻¹², 1, 1)`: a tensor a body can have
+//!   (a thin rod), accepted, but a spin about its thin axis is far too fast for an
+//!   ordinary `dt`: at 60 Hz RK4's energy is off 3000-fold within a second (see
+//!   [`rigid::Inertia`]).
+//! - **Non-finite values you set yourself** (a `NaN` position, an infinite angular
+//!   momentum) are kept as given; non-finite results follow from them.
+//! - **A force that panics**: the panic propagates out of `step`, and a state caught
+//!   with `catch_unwind` may be left partly stepped (a partitioned method kicks and
+//!   drifts it as it goes).
 //!
 //! # Implementing `State` for your own struct
 //!
@@ -397,12 +439,19 @@
 //!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
-//!   and its orientation a unit quaternion. Works without `std`.
+//!   and its orientation a unit quaternion. Unknown fields are refused, and so are
+//!   non-finite states, both when saving (JSON would write `null`, which reads back as no
+//!   number) and when loading (a number out of the state's range, `1e39` in `f32`, reads
+//!   as infinite). Round trips are bit-exact given a format that reads every float back
+//!   to the same bits: with serde_json, switch on its `float_roundtrip` feature (its
+//!   default parser can be one ulp off; what it reads still loads). Works without
+//!   `std`.
 //! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
 //! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
 //!   a [`VectorSpace`], stepped by value; `DVector` a [`Vector`], stepped in place.
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -411,6 +460,7 @@ extern crate alloc;
 #[cfg(not(any(feature = "std", feature = "libm")))]
 compile_error!("timestep needs the `std` feature or, on no_std targets, the `libm` feature");
 
+pub mod adaptive;
 pub mod analytic;
 pub mod batch;
 mod error;
@@ -423,6 +473,7 @@ mod nalgebra_impls;
 mod particle;
 #[cfg(feature = "alloc")]
 mod particles;
+pub mod prelude;
 pub mod rigid;
 mod scalar;
 mod state;
@@ -433,11 +484,11 @@ mod vector_space;
 pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    AdamsBashforthMoulton, BackwardEuler, Beeman, Coefficients, Composition, ExplicitEuler,
-    ExponentialEuler, ImprovedEuler, Integrator, Leapfrog, Memoryless, Method, MethodKind,
-    Midpoint, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties, Rk4,
-    Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Verlet, WithJacobian,
-    WithLinearPart,
+    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dopri5,
+    EmbeddedPair, ExplicitEuler, ExponentialEuler, ImprovedEuler, Integrator, Leapfrog, Memoryless,
+    Method, MethodKind, Midpoint, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector,
+    Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Tsit5,
+    Verlet, WithJacobian, WithLinearPart,
 };
 pub use linalg::{Jacobian, Structure};
 
@@ -453,7 +504,7 @@ pub mod workspace {
         RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
     };
 }
-pub use interpolate::Interpolate;
+pub use interpolate::{Interpolate, InterpolateMotion};
 pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
@@ -462,6 +513,20 @@ pub use state::{Derivative, DerivativeOf, Forces, InPlace, State};
 pub use trajectory::Trajectory;
 pub use vector::Vector;
 pub use vector_space::{NoVelocity, VectorSpace};
+
+/// The glam the crate is built with (0.33 or 0.34, whichever your build resolved):
+/// `timestep::glam::Vec3` is the type `Particle<Vec3>` and [`rigid::RigidBody`] are made
+/// of, so a program can name it without a glam dependency of its own. When a build has one
+/// glam (the README's "glam versions" says how), it is also Bevy's `bevy_math::Vec3`.
+///
+/// ```
+/// use timestep::glam::Vec3;
+/// use timestep::Particle;
+///
+/// let ball = Particle::new(1.0, Vec3::ZERO, Vec3::X);
+/// assert_eq!(ball.position(), Vec3::ZERO);
+/// ```
+pub use glam;
 
 /// The README's code, compiled and run as a doc test so that it cannot go stale.
 #[doc = include_str!("../README.md")]

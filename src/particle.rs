@@ -28,19 +28,35 @@ use num_traits::{Float, Zero};
 /// assert!((ball.position().y - (10.0 - 0.5 * 9.81)).abs() < 1e-12);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
+///
+/// # Saving and loading
+///
+/// With the `serde` feature a particle serializes as `{"mass", "position", "momentum",
+/// "velocity"}` and deserializes through the checks of [`try_new`](Particle::try_new):
+/// a mass that is refused, a velocity that does not match `momentum / mass`, unknown
+/// fields and non-finite coordinates are errors. The round trip is bit-exact given a
+/// format that reads every float back to the same bits (serde_json: its
+/// `float_roundtrip` feature; its default parser can be one ulp off, and what it reads
+/// still loads). A particle that is not finite cannot be saved: JSON would write `null`,
+/// which no float reads back, so saving it is an error that says what is not finite.
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use timestep::Particle;
+///
+/// let ball = Particle::new(0.5, 1.0_f64, -2.0);
+/// let json = serde_json::to_string(&ball)?;
+/// assert_eq!(json, r#"{"mass":0.5,"position":1.0,"momentum":-1.0,"velocity":-2.0}"#);
+/// assert_eq!(serde_json::from_str::<Particle<f64>>(&json)?, ball);
+///
+/// let mut lost = ball;
+/// lost.set_position(f64::NAN);
+/// let error = serde_json::to_string(&lost).unwrap_err();
+/// assert_eq!(error.to_string(), "particle: cannot save a position that is not finite");
+/// # }
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "serde_impl::ParticleData<V>",
-        into = "serde_impl::ParticleData<V>",
-        bound(
-            serialize = "V: serde::Serialize, V::Scalar: serde::Serialize",
-            deserialize = "V: serde::Deserialize<'de>, V::Scalar: serde::Deserialize<'de>"
-        )
-    )
-)]
 pub struct Particle<V: VectorSpace> {
     position: V,
     momentum: V,
@@ -58,6 +74,7 @@ impl<V: VectorSpace> Particle<V> {
     /// says which.
     /// [`try_new`](Particle::try_new) returns the error instead.
     #[track_caller]
+    #[must_use]
     pub fn new(mass: V::Scalar, position: V, velocity: V) -> Self {
         match Self::try_new(mass, position, velocity) {
             Ok(particle) => particle,
@@ -66,7 +83,11 @@ impl<V: VectorSpace> Particle<V> {
     }
 
     /// A particle of `mass` at `position` moving at `velocity`, or the reason `mass` is
-    /// refused (zero, negative, infinite, `NaN`, or so small that `1 / mass` overflows).
+    /// refused (zero, negative, infinite, `NaN`, or so small that `1 / mass` overflows), or
+    /// [`MassError::MomentumOutOfRange`] when the momentum `m·v` of a finite velocity
+    /// coordinate overflows or underflows (to zero or a subnormal number, which would lose
+    /// the velocity at the next recalculation `v = p / m`). Non-finite positions and
+    /// velocities are kept as given.
     ///
     /// ```
     /// use timestep::{MassError, Particle};
@@ -79,12 +100,19 @@ impl<V: VectorSpace> Particle<V> {
     ///     Particle::try_new(1e-40_f32, 0.0_f32, 0.0),
     ///     Err(MassError::InverseNotFinite(_))
     /// ));
+    /// // 10³⁰ kg at 10¹⁰ m/s: the momentum overflows f32.
+    /// assert_eq!(
+    ///     Particle::try_new(1e30_f32, 0.0_f32, 1e10),
+    ///     Err(MassError::MomentumOutOfRange { mass: 1e30_f32.into(), velocity: 1e10_f32.into() })
+    /// );
     /// ```
     pub fn try_new(mass: V::Scalar, position: V, velocity: V) -> Result<Self, MassError> {
         let inverse_mass = MassError::inverse(mass)?;
+        let momentum = velocity.scale(mass);
+        check_momentum(mass, velocity, momentum)?;
         Ok(Particle {
             position,
-            momentum: velocity.scale(mass),
+            momentum,
             velocity,
             mass,
             inverse_mass,
@@ -93,6 +121,7 @@ impl<V: VectorSpace> Particle<V> {
 
     /// A particle from parts already checked together (a body of
     /// [`Particles`](crate::Particles)).
+    #[cfg(feature = "alloc")]
     pub(crate) fn from_parts(
         mass: V::Scalar,
         inverse_mass: V::Scalar,
@@ -113,6 +142,13 @@ impl<V: VectorSpace> Particle<V> {
     #[inline]
     pub fn position(&self) -> V {
         self.position
+    }
+
+    /// The velocity `v = p / m` (the same as [`State::velocity`], without needing the
+    /// trait in scope).
+    #[inline]
+    pub fn velocity(&self) -> V {
+        self.velocity
     }
 
     /// The momentum `p = m v`.
@@ -139,18 +175,74 @@ impl<V: VectorSpace> Particle<V> {
         self.position = position;
     }
 
-    /// Sets the velocity (and so the momentum).
+    /// Sets the velocity (and so the momentum `m·v`).
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_velocity`](Particle::try_set_velocity) refuses it, with its message.
     #[inline]
+    #[track_caller]
     pub fn set_velocity(&mut self, velocity: V) {
-        self.momentum = velocity.scale(self.mass);
-        self.velocity = velocity;
+        if let Err(error) = self.try_set_velocity(velocity) {
+            panic!("Particle::set_velocity: {error}");
+        }
     }
 
-    /// Sets the momentum (and so the velocity).
+    /// Sets the velocity (and so the momentum `m·v`), or
+    /// [`MassError::MomentumOutOfRange`] if the momentum of a finite coordinate overflows
+    /// or underflows; the particle is then unchanged.
+    ///
+    /// ```
+    /// use timestep::{MassError, Particle, State};
+    ///
+    /// let mut heavy = Particle::new(1e300, 0.0, 0.0);
+    /// assert!(heavy.try_set_velocity(1e10).is_err()); // 10³¹⁰ kg·m/s
+    /// let mut light = Particle::new(1e-300, 0.0, 0.0);
+    /// assert!(light.try_set_velocity(1e-30).is_err()); // 10⁻³³⁰: underflows to 0
+    /// light.try_set_velocity(2.0)?;
+    /// assert_eq!(light.velocity(), 2.0);
+    /// # Ok::<(), MassError>(())
+    /// ```
     #[inline]
-    pub fn set_momentum(&mut self, momentum: V) {
+    pub fn try_set_velocity(&mut self, velocity: V) -> Result<(), MassError> {
+        let momentum = velocity.scale(self.mass);
+        check_momentum(self.mass, velocity, momentum)?;
         self.momentum = momentum;
-        self.recalculate();
+        self.velocity = velocity;
+        Ok(())
+    }
+
+    /// Sets the momentum (and so the velocity `p / m`).
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_momentum`](Particle::try_set_momentum) refuses it, with its message.
+    #[inline]
+    #[track_caller]
+    pub fn set_momentum(&mut self, momentum: V) {
+        if let Err(error) = self.try_set_momentum(momentum) {
+            panic!("Particle::set_momentum: {error}");
+        }
+    }
+
+    /// Sets the momentum (and so the velocity `p / m`), or
+    /// [`MassError::MomentumOutOfRange`] (naming the velocity) if the velocity of a finite
+    /// coordinate overflows, or underflows to zero or a subnormal number; the particle is
+    /// then unchanged.
+    ///
+    /// ```
+    /// use timestep::Particle;
+    ///
+    /// let mut light = Particle::new(1e-300, 0.0, 0.0);
+    /// assert!(light.try_set_momentum(1e10).is_err()); // v = 10³¹⁰ m/s
+    /// ```
+    #[inline]
+    pub fn try_set_momentum(&mut self, momentum: V) -> Result<(), MassError> {
+        let velocity = momentum.scale(self.inverse_mass);
+        check_velocity(self.mass, momentum, velocity)?;
+        self.momentum = momentum;
+        self.velocity = velocity;
+        Ok(())
     }
 
     /// The kinetic energy `½ m v²`.
@@ -168,10 +260,56 @@ impl<V: VectorSpace> Particle<V> {
         V::Scalar::from_f64(0.5) * self.mass * squared
     }
 
+    /// Sets the momentum and recalculates, unchecked, as a kick does.
+    #[inline]
+    pub(crate) fn kick_to(&mut self, momentum: V) {
+        self.momentum = momentum;
+        self.recalculate();
+    }
+
     #[inline]
     fn recalculate(&mut self) {
         self.velocity = self.momentum.scale(self.inverse_mass);
     }
+}
+
+/// Refuses a velocity `p / m` of which a coordinate overflowed, or underflowed to zero or a
+/// subnormal number, from a finite non-zero momentum; the error names the velocity `p / m`
+/// as computed in `f64`.
+pub(crate) fn check_velocity<V: VectorSpace>(
+    mass: V::Scalar,
+    momentum: V,
+    velocity: V,
+) -> Result<(), MassError> {
+    for i in 0..V::DIM {
+        let (p, v) = (momentum.component(i), velocity.component(i));
+        if p.is_finite() && p != V::Scalar::zero() && !(v.is_finite() && v.is_normal()) {
+            return Err(MassError::MomentumOutOfRange {
+                mass: mass.to_f64(),
+                velocity: p.to_f64() / mass.to_f64(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a momentum `m·v` of which a coordinate overflowed, or underflowed to zero or a
+/// subnormal number, from a finite non-zero velocity.
+pub(crate) fn check_momentum<V: VectorSpace>(
+    mass: V::Scalar,
+    velocity: V,
+    momentum: V,
+) -> Result<(), MassError> {
+    for i in 0..V::DIM {
+        let (v, p) = (velocity.component(i), momentum.component(i));
+        if v.is_finite() && v != V::Scalar::zero() && !(p.is_finite() && p.is_normal()) {
+            return Err(MassError::MomentumOutOfRange {
+                mass: mass.to_f64(),
+                velocity: v.to_f64(),
+            });
+        }
+    }
+    Ok(())
 }
 
 impl<V: VectorSpace> State for Particle<V> {
@@ -220,14 +358,35 @@ impl<V: VectorSpace> State for Particle<V> {
 
 /// Serde goes through [`Particle::try_new`]'s mass check. Momentum (primary) and velocity
 /// (secondary) are both stored so that a round trip is bit-exact (`m · v` and `p / m` can
-/// differ in the last bit); on the way in the velocity must agree with `momentum / mass`
-/// to within rounding, so a hand-edited file cannot smuggle in a stale velocity.
+/// differ in the last bit; in JSON, serde_json needs its `float_roundtrip` feature to read
+/// every float back to the same bits, its default parser may be one ulp off, which loads
+/// too); on the way in the velocity must agree with `momentum / mass` to within rounding,
+/// so a hand-edited file cannot smuggle in a stale velocity.
+///
+/// Non-finite states are refused both ways: saving one is an error (JSON would write
+/// `null`, which no float reads back), and so is loading one (a coordinate that overflows
+/// the particle's precision as it is read, such as `1e39` for an `f32` particle, is
+/// infinite).
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::Particle;
     use crate::{MassError, Scalar, VectorSpace};
     use core::fmt;
     use num_traits::Float;
+    use serde::{Deserialize, Deserializer};
+
+    // Written out rather than derived on `Particle` (what `#[serde(try_from)]` would
+    // generate) so that docs.rs labels them as needing the `serde` feature.
+    impl<'de, V> Deserialize<'de> for Particle<V>
+    where
+        V: VectorSpace + Deserialize<'de>,
+        V::Scalar: Deserialize<'de>,
+    {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let data = ParticleData::deserialize(deserializer)?;
+            Particle::try_from(data).map_err(serde::de::Error::custom)
+        }
+    }
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(rename = "Particle", deny_unknown_fields)]
@@ -238,11 +397,42 @@ mod serde_impl {
         velocity: V,
     }
 
+    impl<V> serde::Serialize for Particle<V>
+    where
+        V: VectorSpace + serde::Serialize,
+        V::Scalar: serde::Serialize,
+    {
+        fn serialize<Ser: serde::Serializer>(
+            &self,
+            serializer: Ser,
+        ) -> Result<Ser::Ok, Ser::Error> {
+            if let Some(quantity) = not_finite(self.position, self.momentum, self.velocity) {
+                return Err(<Ser::Error as serde::ser::Error>::custom(format_args!(
+                    "particle: cannot save a {quantity} that is not finite"
+                )));
+            }
+            ParticleData::from(*self).serialize(serializer)
+        }
+    }
+
+    /// The first of the state's quantities with an infinite or `NaN` coordinate.
+    fn not_finite<V: VectorSpace>(position: V, momentum: V, velocity: V) -> Option<&'static str> {
+        [
+            ("position", position),
+            ("momentum", momentum),
+            ("velocity", velocity),
+        ]
+        .into_iter()
+        .find(|(_, value)| !value.is_finite())
+        .map(|(quantity, _)| quantity)
+    }
+
     /// Why a serialized particle was refused.
     #[derive(Debug)]
     pub enum InvalidParticle {
         Mass(MassError),
         Velocity,
+        NotFinite(&'static str),
     }
 
     impl fmt::Display for InvalidParticle {
@@ -252,6 +442,10 @@ mod serde_impl {
                 InvalidParticle::Velocity => {
                     f.write_str("particle velocity does not match momentum / mass")
                 }
+                InvalidParticle::NotFinite(quantity) => write!(
+                    f,
+                    "particle {quantity} must be finite (a number too large for the particle's precision reads as infinite)"
+                ),
             }
         }
     }
@@ -271,6 +465,9 @@ mod serde_impl {
         type Error = InvalidParticle;
 
         fn try_from(data: ParticleData<V>) -> Result<Self, Self::Error> {
+            if let Some(quantity) = not_finite(data.position, data.momentum, data.velocity) {
+                return Err(InvalidParticle::NotFinite(quantity));
+            }
             let mut particle = Particle::try_new(data.mass, data.position, V::zero())
                 .map_err(InvalidParticle::Mass)?;
             particle.momentum = data.momentum;

@@ -151,6 +151,7 @@ impl<V: VectorSpace> Vector for V {
 
 /// The same size, or a panic that says what went wrong: combining vectors of different
 /// sizes is a bug in the caller (a state that changed size under a workspace made for it).
+#[cfg(feature = "alloc")]
 #[inline(always)]
 #[track_caller]
 fn same_len(a: usize, b: usize) {
@@ -159,6 +160,7 @@ fn same_len(a: usize, b: usize) {
     }
 }
 
+#[cfg(feature = "alloc")]
 #[cold]
 #[inline(never)]
 #[track_caller]

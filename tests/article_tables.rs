@@ -8,7 +8,7 @@
 //! `v_n = n a dt` and `x_n = a dt² n (n − 1) / 2`.
 
 use approx::assert_relative_eq;
-use timestep::{ExplicitEuler, Integrator, Particle, State};
+use timestep::{ExplicitEuler, Integrator, Particle};
 
 const FORCE: f32 = 10.0;
 const MASS: f32 = 1.0;

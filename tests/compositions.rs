@@ -18,7 +18,7 @@
 
 use glam::DVec2;
 use timestep::{
-    Coefficients, Composition, Integrator, Leapfrog, Particle, Scheme, Sequence, State, Verlet,
+    Coefficients, Composition, Integrator, Leapfrog, Particle, Scheme, Sequence, Verlet,
 };
 
 fn power_sum(gamma: &[f64], k: i32) -> f64 {

@@ -14,7 +14,7 @@ mod common;
 use approx::assert_relative_eq;
 use common::{log_log_slope, methods, order, spring};
 use timestep::analytic::DampedOscillator;
-use timestep::{Integrator, Method, MethodKind, Particle, Scheme, State};
+use timestep::{Integrator, Method, MethodKind, Particle, Scheme};
 
 const STIFFNESS: f64 = 10.0;
 const DURATION: f64 = 5.0;
@@ -55,7 +55,10 @@ fn ladder(name: &str, order: f64) -> [f64; 4] {
         (2, _) if order < f64::from(self::order_of(name)) => halvings(0.0025),
         (2, _) => halvings(0.01),
         (3..=4, _) => halvings(0.04),
-        (5..=6, _) => halvings(0.1),
+        // Tsitouras' pair makes its fifth-order error small by design, so at 0.04 the
+        // sixth-order term still shows; errors at 0.0025 stay well above rounding.
+        (5, _) => halvings(0.02),
+        (6, _) => halvings(0.1),
         (_, "yoshida8") => [0.05, 0.05 / root2, 0.025, 0.025 / root2],
         _ => [0.1, 0.1 / root2, 0.05, 0.05 / root2],
     }

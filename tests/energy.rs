@@ -20,7 +20,7 @@ use common::{energy, spring};
 use timestep::analytic::DampedOscillator;
 use timestep::{
     BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Midpoint, Particle, PositionVerlet,
-    Rk4, SemiImplicitEuler, State, Verlet,
+    Rk4, SemiImplicitEuler, Verlet,
 };
 
 /// Runs `steps` steps of `dt` from t = 0 and returns the energy after each, divided by the

@@ -7,7 +7,7 @@ mod common;
 use common::spring;
 use timestep::{
     BackwardEuler, ExplicitEuler, ImprovedEuler, Integrator, Method, MethodKind, Midpoint,
-    Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Trajectory, Verlet,
+    Particle, PositionVerlet, Rk4, SemiImplicitEuler, StepError, Trajectory, Verlet,
 };
 
 const NON_FINITE: [f64; 3] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
@@ -207,6 +207,9 @@ fn method_names_round_trip() {
             "verlet",
             "position-verlet",
             "backward-euler",
+            "bs3",
+            "dopri5",
+            "tsit5",
             "leapfrog",
             "beeman",
             "adams-bashforth-moulton",

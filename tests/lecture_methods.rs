@@ -6,8 +6,8 @@
 use std::cell::Cell;
 use timestep::{
     AdamsBashforthMoulton, Beeman, Derivative, ExplicitEuler, ExponentialEuler, InPlace,
-    Integrator, Leapfrog, NoVelocity, Particle, PredictorCorrector, Scheme, State, Stepper,
-    Trajectory, WithLinearPart,
+    Integrator, Leapfrog, NoVelocity, Particle, PredictorCorrector, Scheme, Stepper, Trajectory,
+    WithLinearPart,
 };
 
 /// A spring that counts its evaluations.

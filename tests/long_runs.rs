@@ -10,7 +10,7 @@
 //!
 //! 10⁶ steps each (t = 10⁵, 16 000 periods): about 5 s for all of them in a debug build.
 
-use timestep::{Integrator, Method, MethodKind, Particle, Scheme, State};
+use timestep::{Integrator, Method, MethodKind, Particle, Scheme};
 
 const STEPS: usize = 1_000_000;
 const DT: f64 = 0.1;

@@ -11,7 +11,7 @@ use timestep::MethodKind;
 use timestep::analytic::DampedOscillator;
 use timestep::{
     ExplicitEuler, Integrator, MassError, Method, Particle, PositionVerlet, Rk4, SemiImplicitEuler,
-    State, Trajectory, Verlet,
+    Trajectory, Verlet,
 };
 
 /// Machine epsilon, the unit of the rounding bounds below.

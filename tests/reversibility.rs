@@ -7,7 +7,7 @@
 //! linear or not. Non-symmetric methods (explicit Euler, RK4) leave an error of their
 //! truncation order instead.
 
-use timestep::{ExplicitEuler, Integrator, Particle, PositionVerlet, Rk4, State, Verlet};
+use timestep::{ExplicitEuler, Integrator, Particle, PositionVerlet, Rk4, Verlet};
 
 const DT: f64 = 0.01;
 const STEPS: usize = 1000;
@@ -140,4 +140,57 @@ fn position_verlet_follows_velocity_verlet_for_any_steps() {
             );
         }
     }
+}
+
+/// Position Verlet's memory is used only when a step starts where the last one ended, to
+/// within the rounding of `t` and never as far as a whole step: a skipped frame at f32
+/// t = 100 s (60 Hz) and a skipped step at f64 t = 10⁶ s (dt = 10⁻⁴) restart from the
+/// velocity, exactly as a fresh stepper would, where a tolerance of √ε·|t| took the stale
+/// memory for the next step's. (The velocity is changed by hand between the steps, so
+/// that using the memory, which ignores it, would show.)
+#[test]
+fn position_verlet_never_takes_a_skipped_step_for_the_next() {
+    let spring32 = |p: &Particle<f32>, _t: f32| -4.0 * p.position();
+    let (t, dt) = (100.0_f32, 1.0_f32 / 60.0);
+    let mut remembering = PositionVerlet::new();
+    let mut particle = Particle::new(1.0_f32, 1.0, 0.5);
+    remembering.step(&mut particle, &spring32, t, dt).unwrap();
+    particle.set_velocity(-3.0);
+    let mut fresh_copy = particle;
+    remembering
+        .step(&mut particle, &spring32, t + 2.0 * dt, dt)
+        .unwrap();
+    PositionVerlet::new()
+        .step(&mut fresh_copy, &spring32, t + 2.0 * dt, dt)
+        .unwrap();
+    assert_eq!(particle, fresh_copy);
+
+    let spring = |p: &Particle<f64>, _t: f64| -4.0 * p.position();
+    let (t, dt) = (1e6_f64, 1e-4);
+    let mut remembering = PositionVerlet::new();
+    let mut particle = Particle::new(1.0, 1.0, 0.5);
+    remembering.step(&mut particle, &spring, t, dt).unwrap();
+    particle.set_velocity(-3.0);
+    let mut fresh_copy = particle;
+    remembering
+        .step(&mut particle, &spring, t + 2.0 * dt, dt)
+        .unwrap();
+    PositionVerlet::new()
+        .step(&mut fresh_copy, &spring, t + 2.0 * dt, dt)
+        .unwrap();
+    assert_eq!(particle, fresh_copy);
+
+    // ...while the next step, at t + dt computed as a game computes it, does continue
+    // from the memory (and so ignores the velocity set by hand).
+    let t2 = t + 2.0 * dt;
+    let mut continuing = particle;
+    continuing.set_velocity(5.0);
+    let mut bootstrapped = continuing;
+    remembering
+        .step(&mut continuing, &spring, t2 + dt, dt)
+        .unwrap();
+    PositionVerlet::new()
+        .step(&mut bootstrapped, &spring, t2 + dt, dt)
+        .unwrap();
+    assert!((continuing.position() - bootstrapped.position()).abs() > 1e-4);
 }

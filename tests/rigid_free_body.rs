@@ -109,7 +109,7 @@ fn angular_momentum_is_bit_for_bit_constant_without_torque() {
 /// Verlet on a rigid body: a drift along the spin `½ ω q` is not the exact flow of the
 /// orientation, so their base step is not symmetric and composing it raises nothing. The
 /// compositions of [`Splitting`] (`splitting4`, `splitting6`) are the ones for rigid bodies.
-const ENERGY_BOUNDS: [(&str, f64, f64); 22] = [
+const ENERGY_BOUNDS: [(&str, f64, f64); 25] = [
     ("explicit-euler", 0.80, 0.86),
     ("semi-implicit-euler", 0.80, 0.86),
     ("midpoint", 3e-5, 5e-5),
@@ -118,6 +118,9 @@ const ENERGY_BOUNDS: [(&str, f64, f64); 22] = [
     ("verlet", 0.80, 0.86),
     ("position-verlet", 2e-5, 3e-5),
     ("backward-euler", 0.28, 0.34),
+    ("bs3", 1e-5, 1.5e-5),
+    ("dopri5", 4e-11, 7e-11),
+    ("tsit5", 5e-13, 1.2e-12),
     ("leapfrog", 0.38, 0.43),
     ("beeman", 0.80, 0.86),
     ("adams-bashforth-moulton", 7e-8, 1.1e-7),
@@ -156,7 +159,7 @@ fn energy_error_of_every_method_at_60_hz_over_60_s() {
             run.flips.len(),
         );
     }
-    assert_eq!(runs.len(), ENERGY_BOUNDS.len());
+    assert_eq!(runs.len(), ENERGY_BOUNDS.len(), "a band for every method");
     for ((name, run), (expected, low, high)) in runs.iter().zip(ENERGY_BOUNDS) {
         assert_eq!(name, expected);
         assert!(

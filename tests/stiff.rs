@@ -10,7 +10,7 @@ mod common;
 use approx::assert_relative_eq;
 use common::{energy, spring};
 use timestep::{
-    BackwardEuler, Integrator, Jacobian, Method, Particle, State, StepError, Stepper, WithJacobian,
+    BackwardEuler, Integrator, Jacobian, Method, Particle, StepError, Stepper, WithJacobian,
 };
 
 const K: f64 = 1.0e6;
@@ -357,5 +357,21 @@ fn a_step_too_long_for_the_precision_is_refused() {
         .step(&mut particle, &spring, 0.0, 1e30)
         .unwrap_err();
     assert!(matches!(error, StepError::StepTooLong { .. }), "{error}");
+    assert_eq!(particle, start);
+}
+
+/// A Jacobian with a NaN entry is reported as non-finite, not as singular.
+#[test]
+fn a_nan_analytic_jacobian_is_not_called_singular() {
+    let broken = WithJacobian::new(
+        |p: &Particle<f64>, _t: f64| -p.position(),
+        |_: &Particle<f64>, _t: f64, j: &mut Jacobian<f64>| j[(1, 0)] = f64::NAN,
+    );
+    let start = Particle::new(1.0, 1.0, 0.0);
+    let mut particle = start;
+    let error = BackwardEuler::new()
+        .step(&mut particle, &broken, 0.0, 0.1)
+        .unwrap_err();
+    assert_eq!(error, StepError::NonFiniteJacobian);
     assert_eq!(particle, start);
 }

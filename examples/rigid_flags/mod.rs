@@ -1,6 +1,7 @@
-//! The command line of the rigid-body examples: `--method NAME --dt DT --duration T`.
+//! The command line of the rigid-body examples: `--method NAME --dt DT --duration T`, read
+//! with the examples' shared [`cli`](crate::cli).
 
-use std::process::exit;
+use crate::cli::{self, Flag};
 
 /// What the command line asked for.
 pub struct Flags {
@@ -8,62 +9,39 @@ pub struct Flags {
     pub method: String,
     /// The time step, seconds: finite and positive.
     pub dt: f64,
-    /// How long to run, seconds: finite and not negative.
+    /// How long to run, seconds: finite and not negative, and at most
+    /// [`cli::MAX_STEPS`] steps of `dt`.
     pub duration: f64,
 }
 
 /// Reads the flags from the command line, starting from `defaults`. On a bad flag, prints a
 /// one-line message naming it to stderr and exits with status 2; on `--help`, prints the
-/// usage and exits with status 0.
-pub fn parse(program: &str, methods: &str, defaults: Flags) -> Flags {
-    let usage = format!(
-        "usage: {program} [--method NAME] [--dt DT] [--duration T]\n\
-         NAME: {methods} (default {}); DT > 0 (default {}); T >= 0 (default {})",
-        defaults.method, defaults.dt, defaults.duration
-    );
-    let fail = |message: String| -> ! {
-        eprintln!("{program}: {message}");
-        exit(2)
-    };
-    let mut flags = defaults;
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        if flag == "--help" || flag == "-h" {
-            println!("{usage}");
-            exit(0);
-        }
-        let mut value = || {
-            args.next()
-                .unwrap_or_else(|| fail(format!("{flag} needs a value")))
-        };
-        let number = |text: String| -> f64 {
-            text.parse()
-                .unwrap_or_else(|_| fail(format!("{flag} needs a number, got '{text}'")))
-        };
-        match flag.as_str() {
-            "--method" => flags.method = value(),
-            "--dt" => {
-                flags.dt = number(value());
-                if !(flags.dt.is_finite() && flags.dt > 0.0) {
-                    fail(format!(
-                        "--dt must be finite and positive, got {}",
-                        flags.dt
-                    ));
-                }
-            }
-            "--duration" => {
-                flags.duration = number(value());
-                if !(flags.duration.is_finite() && flags.duration >= 0.0) {
-                    fail(format!(
-                        "--duration must be finite and not negative, got {}",
-                        flags.duration
-                    ));
-                }
-            }
-            _ => fail(format!(
-                "unknown flag '{flag}' (flags: --method, --dt, --duration)"
-            )),
+/// usage with the defaults and exits with status 0.
+pub fn parse(program: &str, about: &str, methods: &str, defaults: Flags) -> Flags {
+    let flags = [
+        Flag::new(
+            "--method",
+            "NAME",
+            "the integrator's name (listed above)",
+            &defaults.method,
+        ),
+        Flag::new("--dt", "DT", "time step, seconds, > 0", defaults.dt),
+        Flag::new(
+            "--duration",
+            "T",
+            "how long to run, seconds, >= 0",
+            defaults.duration,
+        ),
+    ];
+    let about = format!("{about}\nNAME is one of: {methods}");
+    let mut chosen = defaults;
+    for (flag, value) in cli::parse(program, &about, &flags) {
+        match flag {
+            "--method" => chosen.method = value,
+            "--dt" => chosen.dt = cli::positive(program, flag, &value),
+            _ => chosen.duration = cli::not_negative(program, flag, &value),
         }
     }
-    flags
+    cli::check_steps(program, chosen.duration, chosen.dt);
+    chosen
 }

@@ -2,9 +2,9 @@
 
 use super::{Properties, Scheme, Stepper};
 use crate::{
-    AdamsBashforthMoulton, BackwardEuler, Beeman, Composition, ExplicitEuler, ExponentialEuler,
-    Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet, PredictorCorrector, Rk4,
-    SemiImplicitEuler, State, StepError, Verlet,
+    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
+    ExponentialEuler, Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
+    PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
 };
 use core::fmt;
 use core::str::FromStr;
@@ -25,6 +25,9 @@ use core::str::FromStr;
 /// | `verlet` | [`Verlet`] |
 /// | `position-verlet` | [`PositionVerlet`] |
 /// | `backward-euler` | [`BackwardEuler`] with its default settings |
+/// | `bs3` | [`Bs3`], at a fixed step |
+/// | `dopri5` | [`Dopri5`], at a fixed step |
+/// | `tsit5` | [`Tsit5`], at a fixed step |
 /// | `leapfrog` | [`Leapfrog`] |
 /// | `beeman` | [`Beeman`] |
 /// | `adams-bashforth-moulton` | [`AdamsBashforthMoulton`] |
@@ -49,7 +52,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 19);
+/// assert_eq!(MethodKind::NAMES.len(), 22);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -147,6 +150,9 @@ methods! {
     Verlet(Verlet) = "verlet", Verlet;
     PositionVerlet(PositionVerlet) = "position-verlet", PositionVerlet;
     BackwardEuler(BackwardEuler) = "backward-euler", BackwardEuler::new();
+    Bs3(Bs3) = "bs3", Bs3;
+    Dopri5(Dopri5) = "dopri5", Dopri5;
+    Tsit5(Tsit5) = "tsit5", Tsit5;
     Leapfrog(Leapfrog) = "leapfrog", Leapfrog;
     Beeman(Beeman) = "beeman", Beeman;
     AdamsBashforthMoulton(AdamsBashforthMoulton) = "adams-bashforth-moulton", AdamsBashforthMoulton;

@@ -10,8 +10,10 @@ pub(crate) mod partitioned;
 mod stepper;
 
 pub use explicit_rk::{
-    ExplicitEuler, ImprovedEuler, Midpoint, PredictorCorrector, Rk4, RkWorkspace, Tableau,
+    Bs3, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, PredictorCorrector, Rk4,
+    RkWorkspace, Tableau, Tsit5,
 };
+pub(crate) use explicit_rk::{Stages, combination};
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};

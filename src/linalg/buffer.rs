@@ -3,20 +3,23 @@
 use crate::StepError;
 use core::ops::{Deref, DerefMut};
 
-/// How many numbers a [`Buffer`] keeps inline: a dense 16 × 16 matrix, enough for a rigid
-/// body (13 unknowns) or a particle in space (6), so that stepping such a state through a
-/// fresh workspace never allocates.
-const INLINE: usize = 256;
+/// How many unknowns a [`Buffer`] keeps inline by default: enough for a rigid body (13) or
+/// a particle in space (6), so that stepping such a state through a fresh workspace never
+/// allocates. A dense matrix of that many unknowns takes [`INLINE_MATRIX`] entries.
+pub(crate) const INLINE: usize = 16;
 
-/// A slice of numbers, inline up to [`INLINE`] of them and on the heap beyond.
+/// Entries of a dense [`INLINE`] × [`INLINE`] matrix.
+pub(crate) const INLINE_MATRIX: usize = INLINE * INLINE;
+
+/// A slice of numbers, inline up to `CAPACITY` of them and on the heap beyond.
 #[derive(Clone, Debug)]
-pub(crate) enum Buffer<T> {
-    Inline([T; INLINE], usize),
+pub(crate) enum Buffer<T, const CAPACITY: usize = INLINE> {
+    Inline([T; CAPACITY], usize),
     #[cfg(feature = "alloc")]
     Heap(alloc::vec::Vec<T>),
 }
 
-impl<T: Copy + Default> Buffer<T> {
+impl<T: Copy + Default, const CAPACITY: usize> Buffer<T, CAPACITY> {
     /// `len` zeros (`T::default()`).
     ///
     /// # Errors
@@ -24,8 +27,8 @@ impl<T: Copy + Default> Buffer<T> {
     /// [`StepError::TooManyUnknowns`] when `len` needs the heap and the crate was built
     /// without `alloc`.
     pub(crate) fn zeroed(len: usize) -> Result<Self, StepError> {
-        if len <= INLINE {
-            return Ok(Buffer::Inline([T::default(); INLINE], len));
+        if len <= CAPACITY {
+            return Ok(Buffer::Inline([T::default(); CAPACITY], len));
         }
         #[cfg(feature = "alloc")]
         {
@@ -35,13 +38,13 @@ impl<T: Copy + Default> Buffer<T> {
         {
             Err(StepError::TooManyUnknowns {
                 unknowns: len,
-                capacity: INLINE,
+                capacity: CAPACITY,
             })
         }
     }
 }
 
-impl<T> Deref for Buffer<T> {
+impl<T, const CAPACITY: usize> Deref for Buffer<T, CAPACITY> {
     type Target = [T];
 
     #[inline]
@@ -54,7 +57,7 @@ impl<T> Deref for Buffer<T> {
     }
 }
 
-impl<T> DerefMut for Buffer<T> {
+impl<T, const CAPACITY: usize> DerefMut for Buffer<T, CAPACITY> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match self {

@@ -10,6 +10,7 @@ mod jacobian;
 pub use jacobian::{Jacobian, Structure};
 
 pub(crate) use buffer::Buffer;
+use buffer::INLINE_MATRIX;
 
 use crate::{Scalar, StepError};
 
@@ -19,7 +20,7 @@ use crate::{Scalar, StepError};
 pub(crate) struct Matrix<T: Scalar> {
     structure: Structure,
     dim: usize,
-    entries: Buffer<T>,
+    entries: Buffer<T, INLINE_MATRIX>,
     pivots: Buffer<usize>,
 }
 
@@ -149,7 +150,7 @@ mod tests {
         (dense, rhs)
     }
 
-    fn solve(structure: Structure, n: usize, dense: &[f64], rhs: &[f64]) -> Vec<f64> {
+    fn solve(structure: Structure, n: usize, dense: &[f64], rhs: &[f64]) -> Option<Vec<f64>> {
         let mut matrix = Matrix::<f64>::new(structure, n).unwrap();
         {
             let mut jacobian = matrix.as_jacobian();
@@ -161,10 +162,10 @@ mod tests {
                 }
             }
         }
-        matrix.factor().unwrap();
+        matrix.factor().ok()?;
         let mut x = rhs.to_vec();
         matrix.solve(&mut x);
-        x
+        Some(x)
     }
 
     proptest! {
@@ -178,8 +179,13 @@ mod tests {
             values in prop::collection::vec(-8.0_f64..8.0, 1..64),
         ) {
             let (dense, rhs) = band_system(n, lower, upper, &values);
-            let by_band = solve(Structure::Banded { lower, upper }, n, &dense, &rhs);
-            let by_dense = solve(Structure::Dense, n, &dense, &rhs);
+            // A random matrix may be singular (a zero pivot): skip it.
+            let (Some(by_band), Some(by_dense)) = (
+                solve(Structure::Banded { lower, upper }, n, &dense, &rhs),
+                solve(Structure::Dense, n, &dense, &rhs),
+            ) else {
+                return Ok(());
+            };
             // Each solution solves the system, to rounding relative to the size of the
             // terms summed (norm-wise backward stability; the matrix may be ill-conditioned).
             for x in [&by_band, &by_dense] {

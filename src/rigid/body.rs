@@ -2,8 +2,10 @@
 //! [`OrientationUpdate`].
 
 use super::{Inertia, InertiaError, Matrix3, Precision, Quaternion, Vector3};
+use crate::particle::{check_momentum, check_velocity};
 use crate::{Derivative, MassError, State, VectorSpace};
 use core::fmt;
+use num_traits::Float;
 
 /// A rigid body in single precision: glam `Vec3`, `Quat`, `Mat3`. See [`Body`].
 pub type RigidBody = Body<f32>;
@@ -66,9 +68,13 @@ pub type DRigidBody = Body<f64>;
 /// With the `serde` feature a body serializes as its mass, its inertia tensor (the six
 /// entries of [`Inertia`], in the body's precision), its [`OrientationUpdate`] and its four
 /// primary quantities (the orientation as `[x, y, z, w]`). Deserializing checks the mass
-/// and the tensor as [`try_new`](Body::try_new) and [`Inertia::try_symmetric`] do, and
-/// that the orientation is a unit quaternion, then computes the rest again: a loaded body
-/// is the saved one, bit for bit, and steps on identically.
+/// and the tensor as [`try_new`](Body::try_new) and [`Inertia::try_symmetric`] do, that
+/// the orientation is a unit quaternion, and the momenta as the setters do, then computes
+/// the rest again: a loaded body is the saved one, bit for bit, and steps on identically
+/// (given a format that reads every float back to the same bits: serde_json needs its
+/// `float_roundtrip` feature for that; its default parser can be one ulp off, and what
+/// it reads still loads). A body whose state is not finite is refused both ways: saving
+/// it is an error, rather than JSON's `null`, which would not load.
 ///
 /// ```
 /// # #[cfg(feature = "serde")] {
@@ -87,18 +93,6 @@ pub type DRigidBody = Body<f64>;
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "serde_impl::BodyData<S>",
-        into = "serde_impl::BodyData<S>",
-        bound(
-            serialize = "S: serde::Serialize, S::Vec3: serde::Serialize, S::Quat: serde::Serialize",
-            deserialize = "S: serde::Deserialize<'de>, S::Vec3: serde::Deserialize<'de>, S::Quat: serde::Deserialize<'de>"
-        )
-    )
-)]
 pub struct Body<S: Precision> {
     // Primary.
     position: S::Vec3,
@@ -129,6 +123,7 @@ impl<S: Precision> Body<S> {
     ///
     /// When [`try_new`](Body::try_new) returns an error, with its message.
     #[track_caller]
+    #[must_use]
     pub fn new(mass: S, inertia: Inertia) -> Self {
         match Self::try_new(mass, inertia) {
             Ok(body) => body,
@@ -280,6 +275,40 @@ impl<S: Precision> Body<S> {
         self.angular_velocity
     }
 
+    /// The angular velocity in **body** coordinates, `ω_body = Rᵀ ω`: the world angular
+    /// velocity [`angular_velocity`](Body::angular_velocity) written along the body's own
+    /// axes (what a gyroscope fixed to the body reads, and the `ω` of Euler's equations
+    /// `I ω̇ + ω × I ω = τ_body`). It turns back into the world one by `R`:
+    /// `ω = R ω_body`.
+    ///
+    /// A body turned a quarter turn about z (so its x axis points along world y) and spun
+    /// about world x spins about its own −y axis:
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::{DQuat, DVec3};
+    ///
+    /// let mut body = DRigidBody::new(1.0, Inertia::diagonal(1.0, 2.0, 3.0));
+    /// body.set_orientation(DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2));
+    /// body.set_angular_velocity(DVec3::new(3.0, 0.0, 0.0));
+    /// assert!(body.angular_velocity_body().abs_diff_eq(DVec3::new(0.0, -3.0, 0.0), 1e-15));
+    /// // L_body = I ω_body with the body-frame tensor diag(1, 2, 3).
+    /// assert!(body.angular_momentum_body().abs_diff_eq(DVec3::new(0.0, -6.0, 0.0), 1e-14));
+    /// ```
+    #[inline]
+    pub fn angular_velocity_body(&self) -> S::Vec3 {
+        self.rotation.transpose_mul_vec3(self.angular_velocity)
+    }
+
+    /// The angular momentum in **body** coordinates, `L_body = Rᵀ L = I ω_body`, with `I`
+    /// the body-frame [`inertia`](Body::inertia) tensor; `L = R L_body`. Unlike the world
+    /// `L`, it changes under free rotation (its length does not). See
+    /// [`angular_velocity_body`](Body::angular_velocity_body) for an example.
+    #[inline]
+    pub fn angular_momentum_body(&self) -> S::Vec3 {
+        self.rotation.transpose_mul_vec3(self.angular_momentum)
+    }
+
     /// The spin `dq/dt = ½ ω q`, with `ω` the pure quaternion `(0, ωx, ωy, ωz)`.
     ///
     /// ```
@@ -375,14 +404,44 @@ impl<S: Precision> Body<S> {
 
     /// Sets the momentum, and so the velocity `p / m`. Non-finite coordinates are kept as
     /// given and make the velocity non-finite.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_momentum`](Body::try_set_momentum) refuses it, with its message.
+    #[track_caller]
     pub fn set_momentum(&mut self, momentum: S::Vec3) {
+        if let Err(error) = self.try_set_momentum(momentum) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the momentum, or [`BodyError::Mass`] with
+    /// [`MassError::MomentumOutOfRange`] when the velocity `p / m` of a finite non-zero
+    /// coordinate overflows, or underflows to zero or a subnormal number; the body is
+    /// then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::DVec3;
+    ///
+    /// let mut speck = DRigidBody::new(1e-300, Inertia::cube(1.0, 1.0));
+    /// assert!(speck.try_set_momentum(DVec3::new(1e10, 0.0, 0.0)).is_err()); // v = 10³¹⁰
+    /// assert_eq!(speck.momentum(), DVec3::ZERO);
+    /// ```
+    pub fn try_set_momentum(&mut self, momentum: S::Vec3) -> Result<(), BodyError> {
+        check_velocity(self.mass, momentum, momentum * self.inverse_mass)?;
         self.momentum = momentum;
-        self.recalculate();
+        self.recalculate_rates();
+        Ok(())
     }
 
     /// Sets the velocity of the centre of mass, by setting the momentum to `m v`; the
     /// velocity read back is `p / m`, which can differ from `velocity` in the last bit.
     /// Non-finite coordinates are kept as given.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_velocity`](Body::try_set_velocity) refuses it, with its message.
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};
@@ -393,15 +452,39 @@ impl<S: Precision> Body<S> {
     /// assert_eq!(body.momentum(), DVec3::new(2.0, 0.0, -6.0));
     /// assert_eq!(body.velocity(), DVec3::new(1.0, 0.0, -3.0));
     /// ```
+    #[track_caller]
     pub fn set_velocity(&mut self, velocity: S::Vec3) {
-        self.set_momentum(velocity * self.mass);
+        if let Err(error) = self.try_set_velocity(velocity) {
+            panic!("rigid body: {error}");
+        }
     }
 
-    /// Turns the body to `orientation`, normalized to unit length.
+    /// Sets the velocity, or [`BodyError::Mass`] with [`MassError::MomentumOutOfRange`]
+    /// when the momentum `m v` of a finite non-zero coordinate overflows, or underflows to
+    /// zero or a subnormal number; the body is then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{RigidBody, Inertia};
+    /// use glam::Vec3;
+    ///
+    /// let mut heavy = RigidBody::new(1e30, Inertia::cube(1e30, 1.0));
+    /// assert!(heavy.try_set_velocity(Vec3::new(0.0, 1e10, 0.0)).is_err()); // p = 10⁴⁰ in f32
+    /// ```
+    pub fn try_set_velocity(&mut self, velocity: S::Vec3) -> Result<(), BodyError> {
+        let momentum = velocity * self.mass;
+        check_momentum(self.mass, velocity, momentum)?;
+        self.momentum = momentum;
+        self.recalculate_rates();
+        Ok(())
+    }
+
+    /// Turns the body to `orientation`, normalized to unit length (any finite non-zero
+    /// quaternion, however large or small its coordinates).
     ///
     /// # Panics
     ///
-    /// If `orientation` has zero length or a non-finite coordinate: it names no rotation.
+    /// If `orientation` is zero or has a non-finite coordinate: it names no rotation. The
+    /// message gives the quaternion.
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};
@@ -413,9 +496,9 @@ impl<S: Precision> Body<S> {
     /// ```
     #[track_caller]
     pub fn set_orientation(&mut self, orientation: S::Quat) {
-        let length = orientation.length();
+        let largest = orientation.max_abs();
         assert!(
-            length.is_finite() && length > S::zero(),
+            largest.is_finite() && largest > S::zero(),
             "rigid body: an orientation must be a finite, non-zero quaternion, got {orientation:?}"
         );
         self.orientation = orientation.normalize();
@@ -424,14 +507,55 @@ impl<S: Precision> Body<S> {
 
     /// Sets the angular momentum `L` (world), and so the angular velocity. Non-finite
     /// coordinates are kept as given.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_angular_momentum`](Body::try_set_angular_momentum) refuses it, with
+    /// its message.
+    #[track_caller]
     pub fn set_angular_momentum(&mut self, angular_momentum: S::Vec3) {
+        if let Err(error) = self.try_set_angular_momentum(angular_momentum) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the angular momentum, or [`BodyError::Overflow`] when `L` is finite but the
+    /// angular velocity `ω = I_world⁻¹ L` overflows (a tiny moment of inertia and a large
+    /// `L`); the body is then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{BodyError, DRigidBody, Inertia};
+    /// use glam::DVec3;
+    ///
+    /// let mut needle = DRigidBody::new(1.0, Inertia::diagonal(1e-300, 1e-300, 1e-300));
+    /// let error = needle.try_set_angular_momentum(DVec3::new(1e20, 0.0, 0.0)).unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "the angular velocity I⁻¹ L overflows (from the angular momentum 1e20)"
+    /// );
+    /// ```
+    pub fn try_set_angular_momentum(&mut self, angular_momentum: S::Vec3) -> Result<(), BodyError> {
+        let angular_velocity = self.inverse_inertia_world * angular_momentum;
+        if angular_momentum.is_finite() && !angular_velocity.is_finite() {
+            return Err(BodyError::Overflow {
+                quantity: "angular velocity I⁻¹ L",
+                from: "angular momentum",
+                value: angular_momentum.max_abs().to_f64(),
+            });
+        }
         self.angular_momentum = angular_momentum;
-        self.recalculate();
+        self.recalculate_rates();
+        Ok(())
     }
 
     /// Sets the angular velocity (world), by setting `L = R I Rᵀ ω`; the angular velocity
     /// read back is `I_world⁻¹ L`, equal to `angular_velocity` up to rounding. Non-finite
     /// coordinates make `L` non-finite.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_set_angular_velocity`](Body::try_set_angular_velocity) refuses it, with
+    /// its message.
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};
@@ -441,9 +565,35 @@ impl<S: Precision> Body<S> {
     /// body.set_angular_velocity(DVec3::new(0.001, 2.0, 0.001));
     /// assert_eq!(body.angular_momentum(), DVec3::new(0.001, 4.0, 0.003));
     /// ```
+    #[track_caller]
     pub fn set_angular_velocity(&mut self, angular_velocity: S::Vec3) {
+        if let Err(error) = self.try_set_angular_velocity(angular_velocity) {
+            panic!("rigid body: {error}");
+        }
+    }
+
+    /// Sets the angular velocity, or [`BodyError::Overflow`] when `ω` is finite but the
+    /// angular momentum `L = I_world ω` (or the `ω` read back from it) overflows; the body
+    /// is then unchanged.
+    ///
+    /// ```
+    /// use timestep::rigid::{DRigidBody, Inertia};
+    /// use glam::DVec3;
+    ///
+    /// let mut planet = DRigidBody::new(1.0, Inertia::diagonal(1e300, 1e300, 1e300));
+    /// assert!(planet.try_set_angular_velocity(DVec3::new(0.0, 0.0, 1e10)).is_err());
+    /// ```
+    pub fn try_set_angular_velocity(&mut self, angular_velocity: S::Vec3) -> Result<(), BodyError> {
         let world_inertia = self.rotation * self.inertia * self.rotation.transpose();
-        self.set_angular_momentum(world_inertia * angular_velocity);
+        let angular_momentum = world_inertia * angular_velocity;
+        if angular_velocity.is_finite() && !angular_momentum.is_finite() {
+            return Err(BodyError::Overflow {
+                quantity: "angular momentum I ω",
+                from: "angular velocity",
+                value: angular_velocity.max_abs().to_f64(),
+            });
+        }
+        self.try_set_angular_momentum(angular_momentum)
     }
 
     /// The kinetic energy, `½ p·v + ½ L·ω`.
@@ -507,10 +657,9 @@ impl<S: Precision> Body<S> {
 
 /// Refuses an inertia tensor whose moments, entries or inverse do not fit in `S`.
 fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
-    let moments_fit = S::vec3(inertia.principal_moments())
-        .to_array()
-        .iter()
-        .all(|&m| m.is_finite() && m > S::zero());
+    let moments = S::vec3(inertia.principal_moments()).to_array();
+    let moments_fit = moments.iter().all(|&m| m.is_finite() && m > S::zero())
+        && (moments[0] + moments[1] + moments[2]).is_finite();
     if moments_fit
         && S::mat3(inertia.tensor()).is_finite()
         && S::mat3(inertia.inverse()).is_finite()
@@ -521,6 +670,20 @@ fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
             moments: inertia.principal_moments().to_array(),
             precision: S::NAME,
         })
+    }
+}
+
+/// The error for an orientation that overflowed (`ω · dt` beyond the range of the body's
+/// floats, or `ω` not finite), out of line and cold.
+#[cold]
+#[inline(never)]
+pub(super) fn orientation_overflow<V: VectorSpace>(
+    angular_velocity: V,
+    dt: V::Scalar,
+) -> crate::StepError {
+    crate::StepError::Overflow {
+        quantity: "orientation",
+        value: crate::Scalar::to_f64(angular_velocity.max_abs() * dt.abs()),
     }
 }
 
@@ -569,12 +732,29 @@ impl<S: Precision> State for Body<S> {
         self.push(force, torque, dt);
         self.recalculate();
     }
+
+    /// (position, orientation) where the rate has (velocity, spin), and (momentum, angular
+    /// momentum) where it has (force, torque): what error norms and finite differences
+    /// measure against.
+    #[inline]
+    fn coordinates_into(&self, out: &mut Derivative<Self::Velocity, Self::Force>) -> bool {
+        *out = Derivative::new(
+            (self.position, self.orientation),
+            (self.momentum, self.angular_momentum),
+        );
+        true
+    }
 }
 
 /// How a drift turns a body's orientation `q` by a spin `dq/dt` over `dt`.
 ///
 /// Both keep `q` a unit quaternion: to within 10⁻⁶ in `f32` and 10⁻¹² in `f64`, after any
-/// number of steps, because `q` is renormalized after every update.
+/// number of steps, because `q` is renormalized after every update, for every finite
+/// spin and `dt`: a sum `q + spin·dt` whose squared length overflows is scaled before it
+/// is normalized, and a turn `|ω| dt` too large to have a meaning (beyond 10¹⁵⁴ rad in
+/// `f64`, 1.8·10¹⁹ in `f32`; its rounding alone is many turns) turns by half a turn, the
+/// limit of the additive update. Only a spin that is not finite (an `ω` that overflowed)
+/// gives a `NaN` orientation; [`Splitting`](super::Splitting) refuses such a step.
 ///
 /// # Example
 ///
@@ -599,11 +779,6 @@ impl<S: Precision> State for Body<S> {
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "kebab-case")
-)]
 pub enum OrientationUpdate {
     /// The article's update: `q ← (q + spin·dt) / |q + spin·dt|`.
     ///
@@ -631,18 +806,50 @@ pub enum OrientationUpdate {
 }
 
 impl OrientationUpdate {
-    /// `q` turned by `spin` over `dt`, normalized.
-    #[inline]
+    /// `q` turned by `spin` over `dt`, normalized: a unit quaternion for every finite `q`,
+    /// spin and `dt`.
+    #[inline(always)]
     fn turn<Q: Quaternion>(self, q: Q, spin: Q, dt: Q::Scalar) -> Q {
         match self {
+            // `Quaternion::normalize` is glam's, plus two comparisons; a sum whose square
+            // overflows or underflows is scaled first (out of line), and one with infinite
+            // coordinates (`spin · dt` overflowed: `|ω| dt` beyond the largest float)
+            // turns to the limit of the update, half a turn (about the signs of the
+            // overflowed coordinates: at such an angle no direction is better than
+            // another). Inlined; the exponential update, which calls sine and cosine, is
+            // not.
             OrientationUpdate::Additive => q.add_scaled(spin, dt).normalize(),
-            OrientationUpdate::Exponential => {
-                let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
-                let omega = (spin * q.conjugate()).xyz() * two;
-                (Q::from_scaled_axis(omega * dt) * q).normalize()
-            }
+            OrientationUpdate::Exponential => exponential_turn(q, spin, dt),
         }
     }
+}
+
+/// The exponential update: `q` turned by `exp(½ ω dt)`, `ω = 2·vec(spin q⁻¹)`.
+#[inline(never)]
+fn exponential_turn<Q: Quaternion>(q: Q, spin: Q, dt: Q::Scalar) -> Q {
+    let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
+    let turn = (spin * q.conjugate()).xyz() * (two * dt);
+    let turned = (Q::from_scaled_axis(turn) * q).normalize();
+    // One comparison: an angle |ω dt| whose square overflows makes every coordinate NaN.
+    if turned.w().is_nan() {
+        half_turn(turn, q)
+    } else {
+        turned
+    }
+}
+
+/// `(0, turn) q`, normalized: half a turn about `turn`, the limit of both updates as the
+/// angle `|turn|` grows without bound (beyond `√MAX` radians, 10¹⁵⁴ in `f64` and 1.8·10¹⁹
+/// in `f32`, an angle has no meaning: its rounding alone is many turns).
+#[cold]
+#[inline(never)]
+fn half_turn<Q: Quaternion>(turn: Q::Vec3, q: Q) -> Q {
+    let zero = <Q::Scalar as num_traits::Zero>::zero();
+    let [x, y, z] = turn.to_array();
+    // Normalized first, so that the product cannot overflow.
+    let axis = Q::from_xyzw(x, y, z, zero).normalize();
+    let [x, y, z] = axis.xyz().to_array();
+    (Q::from_xyzw(x, y, z, zero) * q).normalize()
 }
 
 /// Why a rigid body could not be made.
@@ -661,6 +868,15 @@ pub enum BodyError {
     Mass(MassError),
     /// The inertia tensor does not fit the body's precision.
     Inertia(InertiaError),
+    /// A quantity derived from one being set overflows the body's precision.
+    Overflow {
+        /// What overflows, e.g. `"angular velocity I⁻¹ L"`.
+        quantity: &'static str,
+        /// What was being set, e.g. `"angular momentum"`.
+        from: &'static str,
+        /// The largest coordinate of the value set.
+        value: f64,
+    },
 }
 
 impl From<MassError> for BodyError {
@@ -680,13 +896,27 @@ impl fmt::Display for BodyError {
         match self {
             BodyError::Mass(error) => error.fmt(f),
             BodyError::Inertia(error) => error.fmt(f),
+            BodyError::Overflow {
+                quantity,
+                from,
+                value,
+            } => write!(
+                f,
+                "the {quantity} overflows (from the {from} {})",
+                crate::error::Number(*value)
+            ),
         }
     }
 }
 
 impl core::error::Error for BodyError {}
 
-/// Serde goes through [`Inertia`]'s checks and [`Body::try_new`]. Stored: the mass, the
+/// Serde goes through [`Inertia`]'s checks and [`Body::try_new`]. Non-finite states are
+/// refused both ways: saving one is an error (JSON would write `null`, which no float
+/// reads back), and so is loading one (a coordinate that overflows the body's precision
+/// as it is read, such as `1e39` in an `f32` body, is infinite). In JSON, the bit-exact
+/// round trip needs serde_json's `float_roundtrip` feature (its default parser may read
+/// a float one ulp off; such a body still loads). Stored: the mass, the
 /// tensor in the body's own precision (the six entries of [`Inertia`]'s own form), the
 /// orientation update, and the four primary quantities, the orientation as `[x, y, z, w]`.
 /// The constants and secondary quantities are computed again from them, exactly as the
@@ -697,9 +927,54 @@ impl core::error::Error for BodyError {}
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{Body, BodyError, OrientationUpdate};
+    use crate::VectorSpace;
     use crate::rigid::inertia::serde_impl::Entries;
     use crate::rigid::{Inertia, InertiaError, Precision, Quaternion};
     use core::fmt;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    // Written out rather than derived on `Body` and `OrientationUpdate` (what
+    // `#[serde(try_from)]` and `#[serde(rename_all = "kebab-case")]` would generate) so
+    // that docs.rs labels them as needing the `serde` feature; saving refuses a non-finite
+    // state (below).
+    impl<'de, S> Deserialize<'de> for Body<S>
+    where
+        S: Precision + Deserialize<'de>,
+        S::Vec3: Deserialize<'de>,
+        S::Quat: Deserialize<'de>,
+    {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let data = BodyData::deserialize(deserializer)?;
+            Body::try_from(data).map_err(serde::de::Error::custom)
+        }
+    }
+
+    /// [`OrientationUpdate`] as its kebab-case name.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "OrientationUpdate", rename_all = "kebab-case")]
+    enum UpdateName {
+        Additive,
+        Exponential,
+    }
+
+    impl Serialize for OrientationUpdate {
+        fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+            match self {
+                OrientationUpdate::Additive => UpdateName::Additive,
+                OrientationUpdate::Exponential => UpdateName::Exponential,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for OrientationUpdate {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            Ok(match UpdateName::deserialize(deserializer)? {
+                UpdateName::Additive => OrientationUpdate::Additive,
+                UpdateName::Exponential => OrientationUpdate::Exponential,
+            })
+        }
+    }
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(
@@ -721,6 +996,43 @@ mod serde_impl {
         angular_momentum: S::Vec3,
     }
 
+    impl<S: Precision> serde::Serialize for Body<S>
+    where
+        S: serde::Serialize,
+        S::Vec3: serde::Serialize,
+        S::Quat: serde::Serialize,
+    {
+        fn serialize<Ser: serde::Serializer>(
+            &self,
+            serializer: Ser,
+        ) -> Result<Ser::Ok, Ser::Error> {
+            let data = BodyData::from(*self);
+            if let Some(quantity) = data.not_finite() {
+                return Err(<Ser::Error as serde::ser::Error>::custom(format_args!(
+                    "rigid body: cannot save a {quantity} that is not finite"
+                )));
+            }
+            data.serialize(serializer)
+        }
+    }
+
+    impl<S: Precision> BodyData<S> {
+        /// The first primary quantity with an infinite or `NaN` coordinate.
+        fn not_finite(&self) -> Option<&'static str> {
+            if !self.position.is_finite() {
+                Some("position")
+            } else if !self.momentum.is_finite() {
+                Some("momentum")
+            } else if !self.orientation.is_finite() {
+                Some("orientation")
+            } else if !self.angular_momentum.is_finite() {
+                Some("angular momentum")
+            } else {
+                None
+            }
+        }
+    }
+
     /// Why a serialized rigid body was refused.
     #[derive(Debug)]
     pub enum InvalidBody {
@@ -728,6 +1040,8 @@ mod serde_impl {
         Body(BodyError),
         /// The length of the orientation quaternion.
         Orientation(f64),
+        /// The quantity that is not finite.
+        NotFinite(&'static str),
     }
 
     impl fmt::Display for InvalidBody {
@@ -737,7 +1051,12 @@ mod serde_impl {
                 InvalidBody::Body(error) => write!(f, "rigid body: {error}"),
                 InvalidBody::Orientation(length) => write!(
                     f,
-                    "rigid body: orientation must be a unit quaternion [x, y, z, w], got one of length {length} (normalize it first)"
+                    "rigid body: orientation must be a unit quaternion [x, y, z, w], got one of length {} (normalize it first)",
+                    crate::error::Number(*length)
+                ),
+                InvalidBody::NotFinite(quantity) => write!(
+                    f,
+                    "rigid body: {quantity} must be finite (a number too large for the body's precision reads as infinite)"
                 ),
             }
         }
@@ -761,6 +1080,9 @@ mod serde_impl {
         type Error = InvalidBody;
 
         fn try_from(data: BodyData<S>) -> Result<Self, Self::Error> {
+            if let Some(quantity) = data.not_finite() {
+                return Err(InvalidBody::NotFinite(quantity));
+            }
             let inertia = Inertia::try_from_tensor(data.inertia.tensor(), S::epsilon().to_f64())
                 .map_err(InvalidBody::Inertia)?;
             let mut body = Body::try_new(data.mass, inertia).map_err(InvalidBody::Body)?;
@@ -772,12 +1094,13 @@ mod serde_impl {
                 return Err(InvalidBody::Orientation(length.to_f64()));
             }
             body.orientation_update = data.orientation_update;
-            body.set_primaries(
-                data.position,
-                data.momentum,
-                data.orientation,
-                data.angular_momentum,
-            );
+            let zero = S::Vec3::zero();
+            body.set_primaries(data.position, zero, data.orientation, zero);
+            // As the setters check: velocity and angular velocity must fit too.
+            body.try_set_momentum(data.momentum)
+                .map_err(InvalidBody::Body)?;
+            body.try_set_angular_momentum(data.angular_momentum)
+                .map_err(InvalidBody::Body)?;
             Ok(body)
         }
     }

@@ -10,6 +10,7 @@ use crate::{Scalar, VectorSpace};
 use core::fmt::Debug;
 use core::ops::{Add, Mul, Neg, Sub};
 use glam::{DMat3, DMat4, DQuat, DVec3, Mat3, Mat4, Quat, Vec3};
+use num_traits::Float;
 
 mod sealed {
     pub trait Sealed {}
@@ -190,7 +191,25 @@ pub trait Quaternion:
     fn conjugate(self) -> Self;
     /// The length `√(w² + x² + y² + z²)`.
     fn length(self) -> Self::Scalar;
-    /// The quaternion scaled to unit length (not finite if the length is zero).
+    /// The dot product of the two as 4-vectors, `w₀w₁ + x₀x₁ + y₀y₁ + z₀z₁`: the cosine of
+    /// half the angle between two unit quaternions, negative when they lie in opposite
+    /// hemispheres.
+    fn dot(self, other: Self) -> Self::Scalar;
+    /// The quaternion scaled to unit length: for every finite non-zero quaternion, however
+    /// large or small its coordinates (its length is found after scaling by its largest
+    /// coordinate when squaring would overflow or underflow). Infinite coordinates give
+    /// the limit as they grow without bound (the unit quaternion of their signs); a zero or
+    /// `NaN` quaternion gives `NaN`.
+    ///
+    /// ```
+    /// use timestep::rigid::Quaternion;
+    /// use glam::Quat;
+    ///
+    /// for w in [1e-22_f32, 1e20, 1e-45, f32::MAX] {
+    ///     let unit = Quaternion::normalize(Quat::from_xyzw(0.0, 0.0, 0.0, w));
+    ///     assert_eq!(unit, Quat::IDENTITY);
+    /// }
+    /// ```
     fn normalize(self) -> Self;
 }
 
@@ -298,8 +317,21 @@ macro_rules! forward_to_glam {
                 <$q>::length(self)
             }
             #[inline]
+            fn dot(self, other: Self) -> $s {
+                <$q>::dot(self, other)
+            }
+            #[inline]
             fn normalize(self) -> Self {
-                <$q>::normalize(self)
+                let length = <$q>::length(self);
+                // Squaring neither overflowed nor underflowed (which also excludes NaN):
+                // glam's own normalization, as fast. Two comparisons more, predicted.
+                if length >= <$s>::MIN_POSITIVE.sqrt() && length <= <$s>::MAX.sqrt() {
+                    // glam's own, to the bit (its SIMD `Quat` divides by the length where
+                    // the scalar `DQuat` multiplies by its inverse).
+                    <$q>::normalize(self)
+                } else {
+                    normalize_scaled(self)
+                }
             }
         }
 
@@ -317,7 +349,10 @@ macro_rules! forward_to_glam {
             }
             #[inline]
             fn transpose_mul_vec3(self, v: $v) -> $v {
-                <$m>::transpose_mul_vec3(&self, v)
+                // glam's own body, written out: glam 0.33 calls it `mul_transpose_vec3`,
+                // 0.34.2 renamed it `transpose_mul_vec3` and deprecated the old name, so
+                // neither name compiles warning-free on every glam the crate accepts.
+                <$v>::new(self.x_axis.dot(v), self.y_axis.dot(v), self.z_axis.dot(v))
             }
             #[inline]
             fn is_finite(self) -> bool {
@@ -338,4 +373,37 @@ macro_rules! forward_to_glam {
 forward_to_glam! {
     f32: Vec3, Quat, Mat3, Mat4;
     f64: DVec3, DQuat, DMat3, DMat4;
+}
+
+/// A quaternion whose squared length overflows or underflows (or is not finite),
+/// normalized after dividing by its largest coordinate, which brings its length into
+/// `[1, 2]`. A quaternion with infinite coordinates (and no `NaN`) gives the limit of
+/// `q / |q|` as those coordinates grow without bound together: their signs, normalized,
+/// with the finite coordinates 0. Zero and `NaN` quaternions give `NaN` coordinates. Out
+/// of line: the common case never comes here.
+#[cold]
+#[inline(never)]
+fn normalize_scaled<Q: Quaternion>(q: Q) -> Q {
+    let zero = <Q::Scalar as num_traits::Zero>::zero();
+    let one = <Q::Scalar as num_traits::One>::one();
+    let [x, y, z] = q.xyz().to_array();
+    let mut coordinates = [x, y, z, q.w()];
+    let largest = q.max_abs();
+    if largest.is_nan() || largest == zero {
+        return q.scale(<Q::Scalar as Float>::nan());
+    }
+    if largest.is_infinite() {
+        coordinates = coordinates.map(|c| {
+            if c.is_infinite() {
+                c.signum() * one
+            } else {
+                zero
+            }
+        });
+    } else {
+        coordinates = coordinates.map(|c| c / largest);
+    }
+    let [x, y, z, w] = coordinates;
+    let scaled = Q::from_xyzw(x, y, z, w);
+    scaled.scale(scaled.length().recip())
 }

@@ -48,7 +48,10 @@ use core::cmp::Ordering;
 /// As for every [`Integrator`]: `dt = 0` does nothing, a negative `dt` steps backwards
 /// (exactly undoing a forward step, up to rounding, when the forces do not depend on
 /// velocities), and a non-finite `t` or `dt` is refused with
-/// [`StepError::NonFiniteTime`].
+/// [`StepError::NonFiniteTime`]. A step whose rotation angle `|L| dt / I` overflows (or
+/// whose `ω` is not finite) is refused with [`StepError::Overflow`], the body left as it
+/// was; that check is four comparisons a step (the momenta it would restore are kept in
+/// registers).
 ///
 /// Use it for bodies that spin freely for a long time (tumbling debris, satellites,
 /// thrown tools); for short transients under strong, smooth torques [`Rk4`](crate::Rk4)
@@ -76,8 +79,31 @@ use core::cmp::Ordering;
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Splitting;
+
+/// Serialized as the unit struct `Splitting` (what `#[derive]` would generate; written out
+/// so that docs.rs labels it as needing the `serde` feature).
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::Splitting;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Splitting")]
+    struct Unit;
+
+    impl Serialize for Splitting {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Unit.serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Splitting {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            Unit::deserialize(deserializer).map(|Unit| Splitting)
+        }
+    }
+}
 
 impl<S: Precision> Integrator<Body<S>> for Splitting {
     #[inline]
@@ -89,9 +115,19 @@ impl<S: Precision> Integrator<Body<S>> for Splitting {
         dt: S,
     ) -> Result<(), StepError> {
         if should_step(t, dt)? {
+            let (momentum, angular_momentum) = (body.momentum(), body.angular_momentum());
             let start = forces.force(body, t);
             body.kick(start, half(dt));
-            fly_freely(body, dt);
+            if let Err(error) = fly_freely(body, dt) {
+                // Undone exactly: the secondaries follow from the primaries.
+                body.set_primaries(
+                    body.position(),
+                    momentum,
+                    body.orientation(),
+                    angular_momentum,
+                );
+                return Err(error);
+            }
             let end = forces.force(body, t + dt);
             body.kick(end, half(dt));
         }
@@ -118,6 +154,9 @@ impl Splitting {
 /// composition raises the order of the whole, rotation included. A table given as kicks
 /// and drifts ([`Coefficients::BLANES_MOAN4`]) assumes exact drifts and so stays second
 /// order here.
+///
+/// A free flight whose rotation overflows is refused with the splitting's error, and the
+/// body is left as it was before the step.
 ///
 /// # Example
 ///
@@ -150,18 +189,30 @@ impl<S: Precision> Integrator<Body<S>> for Composition<Splitting> {
         dt: S,
     ) -> Result<(), StepError> {
         if should_step(t, dt)? {
+            let start = *body;
+            let mut refused = None;
             let mut workspace = CompositionWorkspace::new(body, true);
             self.run(&mut workspace, body, forces, t, dt, |body, _, h| {
-                fly_freely(body, h)
+                // After a refused flight the rest of the step is moot: it is undone below.
+                if refused.is_none() {
+                    refused = fly_freely(body, h).err();
+                }
             });
+            if let Some(error) = refused {
+                // Undone: a refused step leaves the body as it was, as the splitting's does.
+                *body = start;
+                return Err(error);
+            }
         }
         Ok(())
     }
 }
 
 /// Moves `body` for `dt` with no force or torque: straight on at `v`, and turned by the
-/// composition of principal-axis rotations.
-fn fly_freely<S: Precision>(body: &mut Body<S>, dt: S) {
+/// composition of principal-axis rotations; or, leaving it alone, an error when a rotation
+/// angle overflows (the turned orientation is not finite).
+#[inline]
+fn fly_freely<S: Precision>(body: &mut Body<S>, dt: S) -> Result<(), StepError> {
     let moments = body.principal_moments().to_array();
     // Principal axes in order of their moments: the smallest outermost.
     let mut order = [0, 1, 2];
@@ -180,8 +231,16 @@ fn fly_freely<S: Precision>(body: &mut Body<S>, dt: S) {
     for (axis, duration) in [(a, h), (b, h), (c, dt), (b, h), (a, h)] {
         turn_about_axis::<S>(&mut q, &mut m, axis, duration / moments[axis]);
     }
+    let orientation = q * principal.conjugate();
+    if !orientation.is_finite() {
+        return Err(super::body::orientation_overflow(
+            body.angular_velocity(),
+            dt,
+        ));
+    }
     let position = body.position().add_scaled(body.velocity(), dt);
-    body.place(position, q * principal.conjugate());
+    body.place(position, orientation);
+    Ok(())
 }
 
 /// The exact motion under `mᵢ²/2Iᵢ` for a time `t_over_moment · Iᵢ`: the frame turns by

@@ -2,7 +2,7 @@
 //! theory each test compares with.
 #![allow(dead_code)]
 
-use timestep::{Method, MethodKind, Particle, Scheme, State};
+use timestep::{Method, MethodKind, Particle, Scheme};
 
 /// The force of a damped spring, `F = −k x − b v`, on a particle on a line.
 pub fn spring(k: f64, b: f64) -> impl Fn(&Particle<f64>, f64) -> f64 + Copy {

@@ -2,9 +2,11 @@
 //! runs every tableau on every state.
 
 mod methods;
+mod pairs;
 mod predictor_corrector;
 
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
+pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
 
 use super::{Memoryless, Properties, Scheme};
@@ -88,10 +90,6 @@ const MAX_STAGES: usize = 16;
 
 impl<const N: usize> Tableau<N> {
     /// One step of this tableau; `t` and `dt` are finite, `dt ≠ 0`.
-    ///
-    /// The stages are unrolled (up to [`MAX_STAGES`]), so that with a tableau known at
-    /// compile time every coefficient is a constant and every zero coefficient costs
-    /// nothing: left as a loop, RK4 on a particle ran 3× slower than written by hand.
     #[inline(always)]
     pub(crate) fn step<S: State, F: Forces<S> + ?Sized>(
         &self,
@@ -101,12 +99,37 @@ impl<const N: usize> Tableau<N> {
         t: S::Scalar,
         dt: S::Scalar,
     ) {
-        const { assert!(N >= 1 && N <= MAX_STAGES, "a tableau has 1 to 16 stages") };
         let RkWorkspace { rates, probe, sum } = workspace;
-        state.derivative_into(forces, t, &mut rates[0]);
+        self.stages(rates, probe, sum, state, forces, t, dt, Stages::Needed);
+        let (direction, factor) = combination(&self.b, rates, sum);
+        state.advance(direction, dt * S::Scalar::from_f64(factor));
+    }
+
+    /// The stage rates `kᵢ` of a step from `state` at `t` by `dt`, into `rates`.
+    ///
+    /// The stages are unrolled (up to [`MAX_STAGES`]), so that with a tableau known at
+    /// compile time every coefficient is a constant and every zero coefficient costs
+    /// nothing: left as a loop, RK4 on a particle ran 3× slower than written by hand.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn stages<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        rates: &mut [DerivativeOf<S>; N],
+        probe: &mut S,
+        sum: &mut DerivativeOf<S>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+        which: Stages,
+    ) {
+        const { assert!(N >= 1 && N <= MAX_STAGES, "a tableau has 1 to 16 stages") };
+        if which != Stages::AllButFirst {
+            state.derivative_into(forces, t, &mut rates[0]);
+        }
         macro_rules! stages {
             ($($i:literal)*) => {$(
-                if $i < N {
+                if $i < N && (which != Stages::Needed || self.needs($i)) {
                     let (done, rest) = rates.split_at_mut($i);
                     let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
                     state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
@@ -116,14 +139,53 @@ impl<const N: usize> Tableau<N> {
             )*};
         }
         stages!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-        let (direction, factor) = combination(&self.b, rates, sum);
-        state.advance(direction, dt * S::Scalar::from_f64(factor));
+    }
+
+    /// Whether stage `i` matters to a step: it has a weight, or a later stage uses it. (An
+    /// embedded pair's last stage, the rate at the new state, matters only to its error
+    /// estimate and to the next step, so a fixed step skips it.)
+    pub const fn needs(&self, i: usize) -> bool {
+        if self.b[i] != 0.0 {
+            return true;
+        }
+        let mut later = i + 1;
+        while later < N {
+            if self.a[later][i] != 0.0 {
+                return true;
+            }
+            later += 1;
+        }
+        false
+    }
+
+    /// Force evaluations per fixed step: the stages that matter.
+    pub const fn evaluations(&self) -> u32 {
+        let mut count = 0;
+        let mut i = 0;
+        while i < N {
+            if self.needs(i) {
+                count += 1;
+            }
+            i += 1;
+        }
+        count
     }
 
     /// What the tableau says of itself.
     pub const fn properties(&self) -> Properties {
-        Properties::explicit(self.name, self.order, N as u32)
+        Properties::explicit(self.name, self.order, self.evaluations())
     }
+}
+
+/// Which stages [`Tableau::stages`] evaluates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stages {
+    /// Those that matter to a fixed step.
+    Needed,
+    /// All of them (an embedded pair's error estimate needs its last stage).
+    All,
+    /// All but the first, which the caller already has (first same as last).
+    AllButFirst,
 }
 
 /// `Σⱼ wⱼ kⱼ` as a direction and a factor: the one rate itself and its weight when only
@@ -131,7 +193,11 @@ impl<const N: usize> Tableau<N> {
 /// otherwise the sum, written into `sum`, with factor 1. Unrolled like the stages, so that
 /// constant weights fold away (as a loop it kept RK4 on a particle 3× slower than by hand).
 #[inline(always)]
-fn combination<'a, D: Vector>(weights: &[f64], rates: &'a [D], sum: &'a mut D) -> (&'a D, f64) {
+pub(crate) fn combination<'a, D: Vector>(
+    weights: &[f64],
+    rates: &'a [D],
+    sum: &'a mut D,
+) -> (&'a D, f64) {
     macro_rules! each_weight {
         (|$j:ident, $w:ident| $body:block; $($index:literal)*) => {$(
             if $index < weights.len() && weights[$index] != 0.0 {

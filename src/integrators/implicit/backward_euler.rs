@@ -18,6 +18,8 @@ use num_traits::{Float, One, Zero};
 /// `√ε` times the size of what it perturbs: the coordinate of the end-of-step state, so a
 /// state far from the origin is differenced as well as one near it.
 ///
+/// The Jacobian is made and factored once per step and kept while the iteration converges
+/// at least tenfold per iteration (simplified Newton), and made again when it does not.
 /// The iteration stops when every coordinate of the Newton correction is at most
 /// `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, where `yᵢ` is the state's coordinate (when the
 /// state gives them: [`State::coordinates_into`]), or within what rounding of the
@@ -345,7 +347,12 @@ impl<'w, S: State> Newton<'w, S> {
         let n = self.rate.dim();
         state.derivative_into(forces, t, self.rate);
         let mut relative = S::Scalar::infinity();
-        for _ in 0..self.max_iterations {
+        // The Jacobian and its factors are kept while the iteration contracts fast
+        // (simplified Newton, as Hairer's implicit codes do): a linear system then costs
+        // one Jacobian and one factorisation per step, whatever its iterations.
+        let mut fresh_jacobian = false;
+        let mut previous_ratio = S::Scalar::infinity();
+        for iteration in 0..self.max_iterations {
             residual(
                 state,
                 forces,
@@ -359,14 +366,18 @@ impl<'w, S: State> Newton<'w, S> {
             if !self.residual.is_finite() {
                 return Err(StepError::NonFiniteResidual);
             }
-            self.newton_matrix(state, forces, end_time, dt)?;
-            self.set_allowed_corrections(dt);
-            self.matrix.factor()?;
+            if !fresh_jacobian {
+                self.newton_matrix(state, forces, end_time, dt)?;
+                self.set_allowed_corrections(dt);
+                self.matrix.factor()?;
+                fresh_jacobian = true;
+            }
             for (i, c) in self.correction.iter_mut().enumerate() {
                 *c = -self.residual.component(i);
             }
             self.matrix.solve(self.correction);
             let mut converged = true;
+            let mut ratio = S::Scalar::zero();
             relative = S::Scalar::zero();
             for i in 0..n {
                 let delta = self.correction[i];
@@ -374,6 +385,7 @@ impl<'w, S: State> Newton<'w, S> {
                 let scale =
                     S::Scalar::one() + self.rate.component(i).abs() + self.coordinate(i) / dt.abs();
                 relative = relative.max(delta.abs() / scale);
+                ratio = ratio.max(delta.abs() / self.allowed[i]);
                 // A NaN correction is not convergence.
                 converged &= delta.abs() <= self.allowed[i];
             }
@@ -385,6 +397,13 @@ impl<'w, S: State> Newton<'w, S> {
                 state.advance(self.rate, dt);
                 return Ok(());
             }
+            // A correction that did not shrink at least tenfold on the last one: the kept
+            // Jacobian is too far from the current one, so the next iteration makes anew.
+            let contracting = ratio <= S::Scalar::from_f64(0.1) * previous_ratio;
+            if iteration > 0 && (ratio.is_nan() || !contracting) {
+                fresh_jacobian = false;
+            }
+            previous_ratio = ratio;
         }
         Err(StepError::NotConverged {
             iterations: self.max_iterations,
@@ -563,6 +582,11 @@ where
         self.forces.force(state, t)
     }
 
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        self.forces.force_into(state, t, out);
+    }
+
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         (self.jacobian)(state, t, jacobian);
         true
@@ -571,8 +595,7 @@ where
 
 /// Serde goes through the public settings, checked again on the way in as
 /// [`with_tolerance`](BackwardEuler::with_tolerance) and
-/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them. The capacity `N`
-/// is part of the type, not of the data.
+/// [`with_max_iterations`](BackwardEuler::with_max_iterations) check them.
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{BackwardEuler, Structure};

@@ -1,0 +1,111 @@
+//! [`Controller`]: the next step size from the error of the last.
+
+/// A PI step-size controller (K. Gustafsson, "Control theoretic techniques for stepsize
+/// selection in explicit Runge–Kutta methods", ACM TOMS 17 (1991) 533–554), in the form and
+/// with the defaults of Hairer's dopri5.f (Hairer–Nørsett–Wanner I, II.4; Hairer–Wanner II,
+/// IV.2).
+///
+/// After a step of size `h` with error norm `err` (1 = exactly the tolerance), the next
+/// step is `h / fac` with
+///
+/// ```text
+/// fac = clamp( err^(1/q − 0.75 β) / err_prev^β / safety,  1/max_factor,  1/min_factor )
+/// ```
+///
+/// where `q` is one more than the lower order of the pair (5 for Dormand–Prince 5(4)) and
+/// `err_prev` is the error of the last accepted step (at least 10⁻⁴). A rejected step is
+/// retried with `h / min(1/min_factor, err^(1/q)/safety)`, and the step after a rejection
+/// may not grow.
+///
+/// ```
+/// use timestep::adaptive::Controller;
+///
+/// let hairer = Controller::default();
+/// assert_eq!((hairer.safety, hairer.min_factor, hairer.max_factor, hairer.beta), (0.9, 0.2, 10.0, 0.04));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Controller {
+    /// The safety factor: the step aims at this fraction of the tolerance's step.
+    pub safety: f64,
+    /// The smallest factor a step may shrink by.
+    pub min_factor: f64,
+    /// The largest factor a step may grow by.
+    pub max_factor: f64,
+    /// The weight of the previous error (0: the classical I controller).
+    pub beta: f64,
+}
+
+impl Default for Controller {
+    /// dopri5.f's defaults: safety 0.9, factors between 0.2 and 10, β = 0.04.
+    fn default() -> Self {
+        Controller {
+            safety: 0.9,
+            min_factor: 0.2,
+            max_factor: 10.0,
+            beta: 0.04,
+        }
+    }
+}
+
+/// What the controller decided about a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Decision {
+    /// Whether the step is accepted.
+    pub accept: bool,
+    /// The next step's size, relative to this one's.
+    pub factor: f64,
+}
+
+impl Controller {
+    /// Whether the settings make sense: a safety in (0, 1], `0 < min_factor ≤ 1 ≤
+    /// max_factor`, `0 ≤ β < 1/q` for any order.
+    pub(crate) fn is_valid(&self) -> bool {
+        self.safety > 0.0
+            && self.safety <= 1.0
+            && self.min_factor > 0.0
+            && self.min_factor <= 1.0
+            && self.max_factor >= 1.0
+            && self.max_factor.is_finite()
+            && self.beta >= 0.0
+            && self.beta < 0.2
+    }
+
+    /// Decides on a step of error norm `error` for a pair whose lower order is
+    /// `lower_order`, given the error of the last accepted step (`previous`, updated here
+    /// on acceptance) and whether the last step was rejected.
+    pub(crate) fn decide(
+        &self,
+        error: f64,
+        lower_order: u32,
+        previous: &mut f64,
+        after_rejection: bool,
+    ) -> Decision {
+        let exponent = 1.0 / f64::from(lower_order + 1);
+        let plain = pow(error, exponent - 0.75 * self.beta);
+        let (shrink, grow) = (1.0 / self.min_factor, 1.0 / self.max_factor);
+        if error <= 1.0 {
+            let fac = (plain / pow(*previous, self.beta) / self.safety).clamp(grow, shrink);
+            *previous = error.max(1e-4);
+            let factor = 1.0 / fac;
+            Decision {
+                accept: true,
+                factor: if after_rejection {
+                    factor.min(1.0)
+                } else {
+                    factor
+                },
+            }
+        } else {
+            Decision {
+                accept: false,
+                factor: 1.0 / shrink.min(plain / self.safety),
+            }
+        }
+    }
+}
+
+/// `x^y` with std or libm.
+fn pow(x: f64, y: f64) -> f64 {
+    num_traits::Float::powf(x, y)
+}

@@ -1,0 +1,324 @@
+//! Error control: Dormand–Prince 5(4) reproduces dopri5.f's step counts on the Arenstorf
+//! orbit; the error at the end follows the tolerance; dense output has its pair's order;
+//! runs go backwards, land exactly on the end, step every kind of state, refuse bad
+//! settings and stop with a clear error where the problem has no solution.
+
+use glam::DVec3;
+use timestep::adaptive::{Adaptive, AdaptiveError, Statistics, Tolerances};
+use timestep::{Bs3, Dopri5, InPlace, Particle};
+
+const MU: f64 = 0.012277471;
+const ARENSTORF_START: [f64; 4] = [0.994, 0.0, 0.0, -2.001_585_106_379_082_5];
+const ARENSTORF_PERIOD: f64 = 17.065_216_560_157_96;
+
+/// The restricted three-body problem of the Arenstorf orbit (Hairer–Nørsett–Wanner I, II.0).
+fn arenstorf(y: &[f64; 4], _t: f64) -> [f64; 4] {
+    let [x, y, vx, vy] = *y;
+    let d1 = ((x + MU).powi(2) + y * y).powf(1.5);
+    let d2 = ((x - 1.0 + MU).powi(2) + y * y).powf(1.5);
+    [
+        vx,
+        vy,
+        x + 2.0 * vy - (1.0 - MU) * (x + MU) / d1 - MU * (x - 1.0 + MU) / d2,
+        y - 2.0 * vx - (1.0 - MU) * y / d1 - MU * y / d2,
+    ]
+}
+
+fn distance(a: &[f64; 4], b: &[f64; 4]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| (a - b).powi(2))
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// dopri5.f's test driver (rtol = atol = 10⁻⁷, h₀ = 10⁻⁴, one period) reports 1430
+/// evaluations (it counts two before the first step even when h₀ is given; one is made
+/// here), 238 steps, 217 accepted and 21 rejected.
+#[test]
+fn dopri5_reproduces_the_reference_code_s_counts_on_the_arenstorf_orbit() {
+    let mut y = ARENSTORF_START;
+    let mut solver = Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-7, 1e-7))
+        .with_initial_step(1e-4);
+    let statistics = solver
+        .solve(&mut y, &arenstorf, 0.0, ARENSTORF_PERIOD)
+        .unwrap();
+    println!(
+        "{statistics:?}, end error {:e}",
+        distance(&y, &ARENSTORF_START)
+    );
+    assert_eq!(
+        statistics,
+        Statistics {
+            evaluations: 1 + 6 * 238,
+            accepted: 217,
+            rejected: 21
+        }
+    );
+    // The orbit closes to within the tolerance's effect over one period.
+    assert!(distance(&y, &ARENSTORF_START) < 1e-2);
+}
+
+/// Tightening the tolerance tightens the error at the end, at the rate the pair's order
+/// says: for a pair of order p the global error scales like tol^(p/(p+1)) (about 10^−0.83
+/// per decade for 5(4), 10^−0.75 for 3(2)).
+#[test]
+fn the_error_follows_the_tolerance() {
+    for (name, exponent) in [("dopri5", 5.0 / 6.0), ("bs3", 3.0 / 4.0)] {
+        let mut errors = Vec::new();
+        for tol in [1e-6, 1e-8, 1e-10] {
+            let mut y = ARENSTORF_START;
+            let tolerances = Tolerances::new(tol, tol);
+            let statistics = match name {
+                "dopri5" => Adaptive::new(Dopri5).with_tolerances(tolerances).solve(
+                    &mut y,
+                    &arenstorf,
+                    0.0,
+                    ARENSTORF_PERIOD,
+                ),
+                _ => Adaptive::new(Bs3)
+                    .with_tolerances(tolerances)
+                    .with_max_steps(1_000_000)
+                    .solve(&mut y, &arenstorf, 0.0, ARENSTORF_PERIOD),
+            }
+            .unwrap();
+            let error = distance(&y, &ARENSTORF_START);
+            println!("{name} tol {tol:e}: error {error:e}, {statistics:?}");
+            errors.push(error);
+        }
+        for pair in errors.windows(2) {
+            let per_decade = (pair[0] / pair[1]).log10() / 2.0;
+            assert!(
+                per_decade > 0.5 * exponent,
+                "{name}: error fell by 10^{per_decade:.2} per decade of tolerance"
+            );
+        }
+    }
+}
+
+/// One step of length `h` from `y(0) = (1, 0)` on the oscillator `y'' = −y`, sampled at
+/// `θ = 0.3` by the dense output: the local error is `O(h^(q+1))` for an interpolant of
+/// order `q`, so halving `h` divides it by about `2^(q+1)`.
+fn dense_output_error<const N: usize>(
+    pair: impl Into<&'static timestep::EmbeddedPair<N>> + Copy,
+    h: f64,
+) -> f64 {
+    let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
+    let mut solver = Adaptive::new(pair.into())
+        .with_tolerances(Tolerances::new(1.0, 1.0))
+        .with_initial_step(h)
+        .with_max_step(h);
+    let mut y = [1.0, 0.0];
+    let mut sample = [0.0; 2];
+    solver
+        .solve_with(&mut y, &oscillator, 0.0, h, |step| {
+            step.state_at(0.3 * h, &mut sample)
+        })
+        .unwrap();
+    let t: f64 = 0.3 * h;
+    ((sample[0] - t.cos()).powi(2) + (sample[1] + t.sin()).powi(2)).sqrt()
+}
+
+#[test]
+fn dense_output_has_its_pair_s_order() {
+    for (name, order, errors) in [
+        (
+            "dopri5",
+            4.0,
+            [0.4, 0.2, 0.1].map(|h| dense_output_error(Dopri5, h)),
+        ),
+        (
+            "bs3",
+            3.0,
+            [0.4, 0.2, 0.1].map(|h| dense_output_error(Bs3, h)),
+        ),
+    ] {
+        for pair in errors.windows(2) {
+            let measured = (pair[0] / pair[1]).log2() - 1.0;
+            println!("{name}: dense output order {measured:.2}");
+            assert!(
+                (measured - order).abs() < 0.3,
+                "{name}: dense output order {measured}, theory {order}"
+            );
+        }
+    }
+}
+
+/// A run backwards in time undoes a run forwards, to the tolerance, and lands exactly on
+/// its end time.
+#[test]
+fn runs_go_backwards_and_land_exactly_on_the_end() {
+    let mut y = ARENSTORF_START;
+    let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-12, 1e-12));
+    solver.solve(&mut y, &arenstorf, 0.0, 3.0).unwrap();
+    let mut last_end = f64::NAN;
+    solver
+        .solve_with(&mut y, &arenstorf, 3.0, 0.0, |step| {
+            last_end = step.end_time()
+        })
+        .unwrap();
+    assert_eq!(last_end, 0.0);
+    assert!(
+        distance(&y, &ARENSTORF_START) < 1e-8,
+        "{}",
+        distance(&y, &ARENSTORF_START)
+    );
+}
+
+/// Any state: a particle in space under gravity and linear drag lands where the closed form
+/// puts it, and a `Vec` of a thousand decaying unknowns, with forces written in place.
+#[test]
+fn particles_and_large_states_step_under_error_control() {
+    let (b, g) = (0.5, DVec3::new(0.0, 0.0, -9.81));
+    let drag = move |p: &Particle<DVec3>, _t: f64| g * p.mass() - b * p.velocity();
+    let v0 = DVec3::new(3.0, 0.0, 10.0);
+    let mut ball = Particle::new(1.0, DVec3::ZERO, v0);
+    Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .solve(&mut ball, &drag, 0.0, 2.0)
+        .unwrap();
+    // x(t) = (v₀ − g/b)(1 − e^(−bt))/b + g t / b, for m = 1.
+    let t = 2.0;
+    let exact = (v0 - g / b) * (1.0 - (-b * t).exp()) / b + g * t / b;
+    assert!((ball.position() - exact).length() < 1e-8);
+
+    let decay = InPlace(|y: &Vec<f64>, _t: f64, dy: &mut Vec<f64>| {
+        for (i, (d, y)) in dy.iter_mut().zip(y).enumerate() {
+            *d = -(1.0 + i as f64 / 1000.0) * y;
+        }
+    });
+    let mut y = vec![1.0; 1000];
+    Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-9, 1e-12))
+        .solve(&mut y, &decay, 0.0, 1.0)
+        .unwrap();
+    for (i, y) in y.iter().enumerate() {
+        let exact = (-(1.0 + i as f64 / 1000.0)).exp();
+        assert!((y - exact).abs() < 1e-8 * exact, "{i}: {y} vs {exact}");
+    }
+}
+
+/// Bad settings are refused before anything is evaluated; a solution that blows up
+/// (`y' = y²` from `y = 1`, infinite at `t = 1`) stops with an error and the last good
+/// state; forces that return NaN stop it too.
+#[test]
+fn bad_settings_and_singular_problems_are_errors() {
+    let square = |y: &f64, _t: f64| y * y;
+    let mut y = 1.0_f64;
+    for (solver, expected) in [
+        (
+            Adaptive::new(Dopri5).with_tolerances(Tolerances::new(-1.0, 1e-6)),
+            "InvalidTolerance",
+        ),
+        (
+            Adaptive::new(Dopri5).with_tolerances(Tolerances::new(0.0, 0.0)),
+            "InvalidTolerance",
+        ),
+        (Adaptive::new(Dopri5).with_initial_step(0.0), "InvalidStep"),
+        (Adaptive::new(Dopri5).with_max_step(f64::NAN), "InvalidStep"),
+    ] {
+        let mut solver = solver;
+        let error = solver.solve(&mut y, &square, 0.0, 0.5).unwrap_err();
+        assert!(format!("{error:?}").starts_with(expected), "{error:?}");
+        assert_eq!(y, 1.0);
+    }
+    let error = Adaptive::new(Dopri5)
+        .solve(&mut y, &square, 0.0, f64::INFINITY)
+        .unwrap_err();
+    assert!(matches!(error, AdaptiveError::NonFiniteTime { .. }));
+
+    let error = Adaptive::new(Dopri5)
+        .solve(&mut y, &square, 0.0, 2.0)
+        .unwrap_err();
+    let t = match error {
+        AdaptiveError::StepTooSmall { t, .. }
+        | AdaptiveError::NonFiniteError { t, .. }
+        | AdaptiveError::TooManySteps { t, .. } => t,
+        other => panic!("{other:?}"),
+    };
+    // Stopped at the singularity (to within the last step), with the last good state:
+    // finite, and huge, as y = 1/(1 − t) is there.
+    assert!((t - 1.0).abs() < 1e-3, "{t}");
+    assert!(y.is_finite() && y > 1e3, "y = {y} at {t}");
+
+    let mut y = 1.0_f64;
+    let poisoned = |y: &f64, t: f64| if t > 0.5 { f64::NAN } else { -y };
+    let error = Adaptive::new(Dopri5)
+        .solve(&mut y, &poisoned, 0.0, 1.0)
+        .unwrap_err();
+    assert!(
+        matches!(error, AdaptiveError::NonFiniteError { .. }),
+        "{error:?}"
+    );
+    assert!(y.is_finite());
+}
+
+/// A rigid body under error control: the torque-free body spun near its unstable
+/// intermediate axis (I = diag(1, 2, 3)) keeps its orientation a unit quaternion at every
+/// accepted step, its angular momentum exactly, and its energy to the tolerance's order
+/// over a minute of flips.
+#[test]
+fn a_tumbling_rigid_body_under_error_control() {
+    use timestep::rigid::{DRigidBody, Inertia};
+    let mut body = DRigidBody::new(1.0, Inertia::diagonal(1.0, 2.0, 3.0));
+    body.set_angular_velocity(DVec3::new(0.001, 2.0, 0.001));
+    let energy = |b: &DRigidBody| 0.5 * b.angular_velocity().dot(b.angular_momentum());
+    let (e0, l0) = (energy(&body), body.angular_momentum());
+    let free = |_: &DRigidBody, _t: f64| (DVec3::ZERO, DVec3::ZERO);
+    let mut worst_norm: f64 = 0.0;
+    let statistics = Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .solve_with(&mut body, &free, 0.0, 60.0, |step| {
+            worst_norm = worst_norm.max((step.end().orientation().length() - 1.0).abs());
+        })
+        .unwrap();
+    println!(
+        "{statistics:?}, energy error {:e}",
+        (energy(&body) - e0).abs() / e0
+    );
+    assert!(worst_norm < 1e-15);
+    assert_eq!(body.angular_momentum(), l0);
+    assert!((energy(&body) - e0).abs() < 1e-8 * e0);
+}
+
+/// Per-component tolerances: a tight absolute tolerance on one coordinate of two decoupled
+/// decays makes that one accurate (and costs steps), and tolerances of the wrong length or
+/// all zero on a coordinate are refused.
+#[test]
+fn per_component_tolerances() {
+    let decay = |y: &[f64; 2], _t: f64| [-y[0], -2.0 * y[1]];
+    let run = |tolerances: Tolerances| {
+        let mut y = [1.0, 1.0];
+        let statistics = Adaptive::new(Dopri5)
+            .with_tolerances(tolerances)
+            .solve(&mut y, &decay, 0.0, 2.0)
+            .unwrap();
+        let errors = [
+            (y[0] - (-2.0_f64).exp()).abs(),
+            (y[1] - (-4.0_f64).exp()).abs(),
+        ];
+        (errors, statistics)
+    };
+    let (loose, loose_cost) = run(Tolerances::new(0.0, 1e-4));
+    let (mixed, mixed_cost) = run(Tolerances::per_component(vec![0.0, 0.0], vec![1e-4, 1e-10]));
+    assert!(mixed[1] < 1e-3 * loose[1], "{mixed:?} vs {loose:?}");
+    assert!(mixed_cost.accepted > loose_cost.accepted);
+
+    let mut y = [1.0, 1.0];
+    for bad in [
+        Tolerances::per_component(vec![1e-6; 3], vec![1e-6; 3]),
+        Tolerances::per_component(vec![1e-6, 0.0], vec![1e-6, 0.0]),
+        Tolerances::per_component(vec![1e-6, f64::NAN], vec![1e-6, 1e-6]),
+    ] {
+        let error = Adaptive::new(Dopri5)
+            .with_tolerances(bad)
+            .solve(&mut y, &decay, 0.0, 1.0)
+            .unwrap_err();
+        assert!(
+            matches!(error, AdaptiveError::InvalidTolerance { .. }),
+            "{error:?}"
+        );
+    }
+    assert_eq!(y, [1.0, 1.0]);
+}

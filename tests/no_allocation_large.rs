@@ -1,0 +1,368 @@
+//! No allocation after the first step on states sized at run time: a global allocator that
+//! counts the allocations of the thread that makes them shows zero over 20 steps that
+//! follow a first step (which makes the [`Stepper`]'s workspace), for every method on a
+//! `Vec<f64>`, a `Vec<DVec3>` and [`Particles<DVec3>`] with forces written in place, and for
+//! the benchmarks' cases: a chain of masses stepped by RK4 and by Verlet, gravity between
+//! bodies stepped by Verlet (both [`Particles<DVec3>`]), and the heat equation stepped by
+//! banded backward Euler (finite differences, an analytic Jacobian, and [`WithJacobian`]).
+//!
+//! The counter is per thread, so tests running side by side on other threads cannot add to
+//! it. `unsafe` here is only the `GlobalAlloc` implementation, which forwards every call
+//! unchanged to the system allocator.
+
+use glam::DVec3;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use timestep::{
+    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Method, MethodKind, Particles, Rk4,
+    State, Stepper, Structure, Verlet, WithJacobian,
+};
+
+thread_local! {
+    /// Allocations (including reallocations) made by this thread so far.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting every allocation and reallocation in [`ALLOCATIONS`].
+struct Counting;
+
+fn count() {
+    // `try_with`: an allocation while the thread's locals are being torn down is not ours.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; counting touches only a thread-local `Cell<usize>` (constant
+// initializer, no destructor), which never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Steps measured after the first.
+const STEPS: usize = 20;
+
+/// Allocations made by [`STEPS`] steps of `integrator` on `state` after a first step (which
+/// makes the workspace), asserting that the steps succeed and move the state.
+fn allocations_after_first_step<S, I, F>(
+    what: &str,
+    integrator: &mut I,
+    state: &mut S,
+    forces: &F,
+    dt: f64,
+) -> usize
+where
+    S: State<Scalar = f64> + PartialEq,
+    I: Integrator<S>,
+    F: Forces<S>,
+{
+    integrator
+        .step(state, forces, 0.0, dt)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let before_steps = state.clone();
+    let start = ALLOCATIONS.with(Cell::get);
+    for i in 1..=STEPS {
+        integrator
+            .step(state, forces, i as f64 * dt, dt)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+    let count = ALLOCATIONS.with(Cell::get) - start;
+    assert!(
+        *state != before_steps,
+        "{what}: the steps must move the state"
+    );
+    count
+}
+
+#[test]
+fn the_counter_counts() {
+    let start = ALLOCATIONS.with(Cell::get);
+    let v = std::hint::black_box(vec![1.0_f64; 10]);
+    assert!(ALLOCATIONS.with(Cell::get) > start);
+    drop(v);
+}
+
+#[test]
+fn every_method_on_vec_states_allocates_only_on_its_first_step() {
+    let decay = InPlace(|y: &Vec<f64>, t: f64, out: &mut Vec<f64>| {
+        for (i, (o, y)) in out.iter_mut().zip(y).enumerate() {
+            *o = -(1.0 + i as f64 * 0.01) * y + t.sin();
+        }
+    });
+    let oscillators = InPlace(|y: &Vec<DVec3>, _t: f64, out: &mut Vec<DVec3>| {
+        for (i, o) in out.iter_mut().enumerate() {
+            // Pairs (x, v): x′ = v, v′ = −x.
+            *o = if i % 2 == 0 { y[i + 1] } else { -y[i - 1] };
+        }
+    });
+    for kind in MethodKind::all() {
+        let mut y = vec![1.0; 100];
+        let count =
+            allocations_after_first_step(kind.name(), &mut Method::new(kind), &mut y, &decay, 0.01);
+        assert_eq!(
+            count, 0,
+            "{kind} on Vec<f64>: {count} allocations in {STEPS} steps"
+        );
+
+        let mut y = vec![DVec3::ONE; 40];
+        let count = allocations_after_first_step(
+            kind.name(),
+            &mut Method::new(kind),
+            &mut y,
+            &oscillators,
+            0.01,
+        );
+        assert_eq!(
+            count, 0,
+            "{kind} on Vec<DVec3>: {count} allocations in {STEPS} steps"
+        );
+    }
+}
+
+/// A chain of `n` masses joined by springs of rest length 1, ends tied to anchors.
+fn chain(n: usize) -> (Particles<DVec3>, impl Forces<Particles<DVec3>>) {
+    let positions = (0..n)
+        .map(|i| DVec3::new(i as f64 + 1.1, 0.1, 0.0))
+        .collect();
+    let chain = Particles::new(vec![1.0; n], positions, vec![DVec3::ZERO; n]);
+    let springs = InPlace(|c: &Particles<DVec3>, _t: f64, out: &mut Vec<DVec3>| {
+        let x = c.positions();
+        let n = x.len();
+        let pull = |a: DVec3, b: DVec3| {
+            let d = b - a;
+            d * (50.0 * (d.length() - 1.0) / d.length())
+        };
+        let mut left = pull(DVec3::ZERO, x[0]);
+        for i in 0..n {
+            let next = if i + 1 < n {
+                x[i + 1]
+            } else {
+                DVec3::new((n + 1) as f64, 0.0, 0.0)
+            };
+            let right = pull(x[i], next);
+            out[i] = right - left;
+            left = right;
+        }
+    });
+    (chain, springs)
+}
+
+#[test]
+fn chain_by_rk4_allocates_only_on_its_first_step() {
+    let (mut state, forces) = chain(1000);
+    let count = allocations_after_first_step(
+        "RK4 on a chain",
+        &mut Stepper::new(Rk4),
+        &mut state,
+        &forces,
+        0.01,
+    );
+    assert_eq!(
+        count, 0,
+        "RK4 on Particles: {count} allocations in {STEPS} steps"
+    );
+}
+
+/// Every method on [`Particles`], velocity Verlet's end-of-step prediction and position
+/// Verlet's probes included: they copy the state with `Clone::clone_from`, which `Particles`
+/// implements by copying into its own buffers (a derived `Clone` made five new `Vec`s each
+/// time: 5 allocations per Verlet step, 20 per position Verlet step).
+#[test]
+fn every_method_on_particles_allocates_only_on_its_first_step() {
+    for kind in MethodKind::all() {
+        // Small enough for backward Euler's dense solve (120 unknowns).
+        let (mut state, forces) = chain(20);
+        let count = allocations_after_first_step(
+            kind.name(),
+            &mut Method::new(kind),
+            &mut state,
+            &forces,
+            0.01,
+        );
+        assert_eq!(
+            count, 0,
+            "{kind} on Particles: {count} allocations in {STEPS} steps"
+        );
+    }
+}
+
+#[test]
+fn chain_by_verlet_allocates_only_on_its_first_step() {
+    let (mut state, forces) = chain(1000);
+    let count = allocations_after_first_step(
+        "Verlet on a chain",
+        &mut Stepper::new(Verlet),
+        &mut state,
+        &forces,
+        0.01,
+    );
+    assert_eq!(
+        count, 0,
+        "Verlet on Particles: {count} allocations in {STEPS} steps"
+    );
+}
+
+#[test]
+fn gravity_by_verlet_allocates_only_on_its_first_step() {
+    let n = 50;
+    let positions = (0..n)
+        .map(|i| DVec3::new((i as f64).cos(), (i as f64 * 0.7).sin(), i as f64 * 0.1))
+        .collect();
+    let mut bodies = Particles::new(vec![1.0 / n as f64; n], positions, vec![DVec3::ZERO; n]);
+    let gravity = InPlace(|b: &Particles<DVec3>, _t: f64, out: &mut Vec<DVec3>| {
+        let (x, m) = (b.positions(), b.masses());
+        out.fill(DVec3::ZERO);
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                let d = x[j] - x[i];
+                let r2 = d.length_squared() + 1e-3;
+                let f = d * (m[i] * m[j] / (r2 * r2.sqrt()));
+                out[i] += f;
+                out[j] -= f;
+            }
+        }
+    });
+    let count = allocations_after_first_step(
+        "Verlet on gravity",
+        &mut Stepper::new(Verlet),
+        &mut bodies,
+        &gravity,
+        0.01,
+    );
+    assert_eq!(
+        count, 0,
+        "Verlet on Particles: {count} allocations in {STEPS} steps"
+    );
+}
+
+/// The heat equation's `(uᵢ₋₁ − 2uᵢ + uᵢ₊₁)/dx²` on `n` interior points.
+fn heat_rate(u: &[f64], scale: f64, out: &mut [f64]) {
+    let n = u.len();
+    for i in 0..n {
+        let left = if i > 0 { u[i - 1] } else { 0.0 };
+        let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+        out[i] = (left - 2.0 * u[i] + right) * scale;
+    }
+}
+
+#[test]
+fn banded_backward_euler_allocates_only_on_its_first_step() {
+    let n = 1000;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    let tridiagonal = BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+
+    let finite_differences =
+        InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| heat_rate(u, scale, out));
+    let mut u = start.clone();
+    let count = allocations_after_first_step(
+        "banded backward Euler",
+        &mut Stepper::new(tridiagonal),
+        &mut u,
+        &finite_differences,
+        1e-3,
+    );
+    assert_eq!(
+        count, 0,
+        "banded backward Euler, finite differences: {count} allocations in {STEPS} steps"
+    );
+
+    /// The same forces with their analytic Jacobian, written in place.
+    struct Analytic(f64);
+    impl Forces<Vec<f64>> for Analytic {
+        fn force(&self, u: &Vec<f64>, _t: f64) -> Vec<f64> {
+            let mut out = vec![0.0; u.len()];
+            heat_rate(u, self.0, &mut out);
+            out
+        }
+        fn force_into(&self, u: &Vec<f64>, _t: f64, out: &mut Vec<f64>) {
+            heat_rate(u, self.0, out);
+        }
+        fn jacobian(&self, u: &Vec<f64>, _t: f64, j: &mut Jacobian<'_, f64>) -> bool {
+            for i in 0..u.len() {
+                j[(i, i)] = -2.0 * self.0;
+                if i > 0 {
+                    j[(i, i - 1)] = self.0;
+                }
+                if i + 1 < u.len() {
+                    j[(i, i + 1)] = self.0;
+                }
+            }
+            true
+        }
+    }
+    let mut u = start;
+    let count = allocations_after_first_step(
+        "banded backward Euler",
+        &mut Stepper::new(tridiagonal),
+        &mut u,
+        &Analytic(scale),
+        1e-3,
+    );
+    assert_eq!(
+        count, 0,
+        "banded backward Euler, analytic Jacobian: {count} allocations in {STEPS} steps"
+    );
+}
+
+/// [`WithJacobian`] forwards `force_into`, so [`InPlace`] forces wrapped in it stay in place
+/// (before it did, they were called by value: a new `Vec` per evaluation, 3 per step here).
+#[test]
+fn with_jacobian_keeps_forces_in_place() {
+    let n = 100;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let forces = WithJacobian::new(
+        InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| heat_rate(u, scale, out)),
+        move |u: &Vec<f64>, _t: f64, j: &mut Jacobian<'_, f64>| {
+            for i in 0..u.len() {
+                j[(i, i)] = -2.0 * scale;
+                if i > 0 {
+                    j[(i, i - 1)] = scale;
+                }
+                if i + 1 < u.len() {
+                    j[(i, i + 1)] = scale;
+                }
+            }
+        },
+    );
+    let tridiagonal = BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+    let mut u: Vec<f64> = (1..=n)
+        .map(|i| (i as f64 / (n + 1) as f64 * 3.0).sin())
+        .collect();
+    let count = allocations_after_first_step(
+        "WithJacobian",
+        &mut Stepper::new(tridiagonal),
+        &mut u,
+        &forces,
+        1e-3,
+    );
+    assert_eq!(
+        count, 0,
+        "banded backward Euler, WithJacobian: {count} allocations in {STEPS} steps"
+    );
+}
