@@ -309,6 +309,23 @@ fn splitting_refuses_a_rotation_that_overflows() {
     );
     assert!(error.to_string().contains("orientation"), "{error}");
     assert_eq!(format!("{body:?}"), before);
+    // Its compositions refuse it the same way, the body left as it was.
+    for mut composed in [Splitting::ORDER4, Splitting::ORDER6] {
+        let error = composed
+            .step(&mut body, &free::<f64>, 0.0, 1e10)
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StepError::Overflow {
+                    quantity: "orientation",
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert_eq!(format!("{body:?}"), before);
+    }
     // The additive update of the other methods turns by its limit there, half a turn
     // about ω, and stays a unit quaternion.
     for mut method in Method::<DRigidBody>::all() {

@@ -155,6 +155,9 @@ impl Splitting {
 /// and drifts ([`Coefficients::BLANES_MOAN4`]) assumes exact drifts and so stays second
 /// order here.
 ///
+/// A free flight whose rotation overflows is refused with the splitting's error, and the
+/// body is left as it was before the step.
+///
 /// # Example
 ///
 /// The intermediate-axis flip at 60 Hz for 60 s with the 4th-order composition:
