@@ -8,11 +8,12 @@
 //! # Integrators
 //!
 //! The `integrator` given is a template: each state is stepped by its own clone, made just
-//! before its step, so no state sees another's memory. The methods without memory (all but
-//! one) are unit structs or settings, so the clone costs nothing.
+//! before its step, so no state sees another's memory. The methods without memory are unit
+//! structs or settings, so the clone costs nothing.
 //!
-//! [`PositionVerlet`](crate::PositionVerlet) is the exception: its memory belongs to the one
-//! trajectory it last stepped. Give these functions a **fresh** one
+//! The methods with a history ([`PositionVerlet`](crate::PositionVerlet), Beeman,
+//! Adams–Bashforth–Moulton) are the exception: their memory belongs to the one trajectory
+//! their stepper last stepped. The position Verlet case, for example: Give these functions a **fresh** one
 //! ([`PositionVerlet::new`](crate::PositionVerlet::new)): every state's clone then has no
 //! memory and bootstraps from the state's velocity, every step, which makes each step a
 //! velocity-[`Verlet`](crate::Verlet) step in its positions (identical in exact arithmetic,

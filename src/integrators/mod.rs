@@ -41,7 +41,8 @@ use crate::{Forces, Scalar, State, StepError};
 ///   [`BackwardEuler`] refuses the step.
 ///
 /// Every method is a [`Scheme`]. Those that remember nothing between steps
-/// ([`Memoryless`]: all but [`PositionVerlet`]) are integrators themselves, stepping with
+/// ([`Memoryless`]: all but the methods with a history, [`PositionVerlet`], Beeman and
+/// Adams–Bashforth–Moulton) are integrators themselves, stepping with
 /// buffers made on the stack for each step, which is free for a small state. A
 /// [`Stepper`] keeps the buffers between steps instead: use one for states sized at run
 /// time (a `Vec`), so that no step after the first allocates, and for methods with a
