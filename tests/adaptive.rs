@@ -322,3 +322,74 @@ fn per_component_tolerances() {
     }
     assert_eq!(y, [1.0, 1.0]);
 }
+
+/// The first ten bounces of a ball dropped from 10 m (g = 9.81, restitution 0.9), as events
+/// on the height with the bounce `v → −0.9 v` as their action: each within 10⁻⁶ s of the
+/// closed form (the first at `√(2h/g)`, then every `2 eᵏ v₁/g` later).
+#[test]
+fn bounces_are_located_on_the_dense_output() {
+    use timestep::adaptive::{Direction, Event};
+    let (h0, g, e): (f64, f64, f64) = (10.0, 9.81, 0.9);
+    let falling = |y: &[f64; 2], _t: f64| [y[1], -g];
+    let v1 = (2.0 * g * h0).sqrt();
+    let mut exact = vec![(2.0 * h0 / g).sqrt()];
+    for k in 1..10 {
+        exact.push(exact[k - 1] + 2.0 * e.powi(k as i32) * v1 / g);
+    }
+    let mut ground = Event::new(|y: &[f64; 2], _t: f64| y[0])
+        .direction(Direction::Falling)
+        .action(move |y: &mut [f64; 2], _t: f64| y[1] *= -e);
+    let mut bounces = Vec::new();
+    let mut y = [h0, 0.0];
+    Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .with_max_step(0.1)
+        .solve_with_events(
+            &mut y,
+            &falling,
+            0.0,
+            exact[9] + 0.01,
+            &mut ground,
+            |_, t, y| {
+                bounces.push((t, *y));
+            },
+        )
+        .unwrap();
+    assert_eq!(bounces.len(), 10);
+    for (k, ((t, y), exact)) in bounces.iter().zip(&exact).enumerate() {
+        println!(
+            "bounce {}: t = {t}, exact {exact}, error {:e}",
+            k + 1,
+            t - exact
+        );
+        assert!((t - exact).abs() < 1e-6, "bounce {}: {t} vs {exact}", k + 1);
+        assert!(y[0].abs() < 1e-6 && y[1] > 0.0);
+    }
+}
+
+/// A terminal event stops the run with the state at the event; of two events, the earlier
+/// one fires first, and each is reported with its index.
+#[test]
+fn terminal_and_several_events() {
+    use timestep::adaptive::{Direction, Event};
+    // x' = 1 from 0: crosses 0.3 (event 1, reported only) before 0.5 (event 0, terminal).
+    let drift = |_: &f64, _t: f64| 1.0;
+    let mut events = (
+        Event::new(|x: &f64, _t: f64| x - 0.5).terminal(),
+        Event::new(|x: &f64, _t: f64| x - 0.3).direction(Direction::Rising),
+    );
+    let mut log = Vec::new();
+    let mut x = 0.0_f64;
+    Adaptive::new(Dopri5)
+        .with_max_step(0.07)
+        .solve_with_events(&mut x, &drift, 0.0, 2.0, &mut events, |i, t, x| {
+            log.push((i, t, *x))
+        })
+        .unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0].0, 1);
+    assert!((log[0].1 - 0.3).abs() < 1e-12);
+    assert_eq!(log[1].0, 0);
+    assert!((log[1].1 - 0.5).abs() < 1e-12);
+    assert!((x - 0.5).abs() < 1e-12, "stopped at the event: {x}");
+}

@@ -11,7 +11,9 @@
 //! - the **controller** ([`Controller`]): the PI controller of dopri5.f;
 //! - the **driver** ([`Adaptive`]): Hairer's initial step, first-same-as-last reuse,
 //!   accept/reject, landing exactly on the end, and the [`Step`] an observer sees, with
-//!   its dense output.
+//!   its dense output;
+//! - **events** ([`Event`]): zero crossings of functions of the state, located on the
+//!   dense output, with an action at each and terminal ones that end the run.
 //!
 //! Fixed steps are right for games (a frame is a frame), for symplectic long runs (a
 //! varying step breaks symplecticity), and for real-time budgets. Error control is right
@@ -25,10 +27,12 @@
 //! an explicit pair's step collapsing to its stability limit).
 
 mod controller;
+mod events;
 mod solver;
 mod tolerances;
 
 pub use controller::Controller;
+pub use events::{Action, Direction, Event, Events, NoAction};
 pub use solver::{Adaptive, Step};
 pub use tolerances::Tolerances;
 

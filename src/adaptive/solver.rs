@@ -1,5 +1,6 @@
 //! [`Adaptive`]: the driver that steps an embedded pair under error control.
 
+use super::events::{Events, MAX_EVENTS, crosses, locate};
 use super::{AdaptiveError, Controller, Statistics, Tolerances};
 use crate::integrators::{EmbeddedPair, Stages, combination};
 use crate::{DerivativeOf, Forces, Scalar, State, Vector};
@@ -90,6 +91,8 @@ pub struct Step<'a, S: State, const N: usize> {
     pair: &'static EmbeddedPair<N>,
     start_time: S::Scalar,
     end_time: S::Scalar,
+    /// The step's full length: more than `end_time − start_time` when an event cut it.
+    dt: S::Scalar,
     start: &'a S,
     end: &'a S,
     rates: &'a [DerivativeOf<S>; N],
@@ -121,12 +124,16 @@ impl<S: State, const N: usize> Step<'_, S, N> {
     /// the pair's continuous extension, without stepping there: `y + dt Σ wᵢ(θ) kᵢ` with
     /// `θ = (t − t₀)/dt`. A `t` outside the step extrapolates, less and less accurately.
     pub fn state_at(&mut self, t: S::Scalar, out: &mut S) {
-        let dt = self.end_time - self.start_time;
-        let theta = ((t - self.start_time) / dt).to_f64();
-        let weights = self.pair.dense_weights(theta);
-        let (direction, factor) = combination(&weights, self.rates, self.scratch);
-        out.clone_from(self.start);
-        out.advance(direction, dt * S::Scalar::from_f64(factor));
+        let theta = ((t - self.start_time) / self.dt).to_f64();
+        dense_state(
+            self.pair,
+            self.rates,
+            self.scratch,
+            self.start,
+            self.dt,
+            theta,
+            out,
+        );
     }
 }
 
@@ -219,10 +226,56 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         forces: &F,
         t0: S::Scalar,
         t1: S::Scalar,
+        observer: O,
+    ) -> Result<Statistics, AdaptiveError>
+    where
+        F: Forces<S> + ?Sized,
+        O: FnMut(&mut Step<'_, S, N>),
+    {
+        self.run(state, forces, t0, t1, &mut (), |_, _, _| {}, observer)
+    }
+
+    /// [`solve`](Adaptive::solve), watching `events` ([`Event`](super::Event) or a tuple of
+    /// them): at each one located, the state is moved to it, its action applied, and
+    /// `on_event(index, t, &state)` called; a terminal event ends the run there (the state
+    /// is then at the event). Observed steps end at the events.
+    ///
+    /// # Errors
+    ///
+    /// As [`solve`](Adaptive::solve).
+    pub fn solve_with_events<F, E, H>(
+        &mut self,
+        state: &mut S,
+        forces: &F,
+        t0: S::Scalar,
+        t1: S::Scalar,
+        events: &mut E,
+        on_event: H,
+    ) -> Result<Statistics, AdaptiveError>
+    where
+        F: Forces<S> + ?Sized,
+        E: Events<S>,
+        H: FnMut(usize, S::Scalar, &S),
+    {
+        self.run(state, forces, t0, t1, events, on_event, |_| {})
+    }
+
+    /// The run, with events and an observer.
+    #[allow(clippy::too_many_arguments)]
+    fn run<F, E, H, O>(
+        &mut self,
+        state: &mut S,
+        forces: &F,
+        t0: S::Scalar,
+        t1: S::Scalar,
+        events: &mut E,
+        mut on_event: H,
         mut observer: O,
     ) -> Result<Statistics, AdaptiveError>
     where
         F: Forces<S> + ?Sized,
+        E: Events<S>,
+        H: FnMut(usize, S::Scalar, &S),
         O: FnMut(&mut Step<'_, S, N>),
     {
         if !(t0.is_finite() && t1.is_finite()) {
@@ -289,6 +342,11 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         };
 
         let lower_order = pair.tableau.order.min(pair.embedded_order);
+        let watched = events.count().min(MAX_EVENTS);
+        let mut g_start = [0.0; MAX_EVENTS];
+        for (i, g) in g_start.iter_mut().enumerate().take(watched) {
+            *g = events.value(i, state, t0);
+        }
         let mut previous_error = 1e-4;
         let mut after_rejection = false;
         let mut t = t0.to_f64();
@@ -347,17 +405,75 @@ impl<S: State, const N: usize> Adaptive<S, N> {
                 statistics.accepted += 1;
                 core::mem::swap(state, other);
                 let start_time = S::Scalar::from_f64(t);
+                let step_start = t;
                 t = if last { end } else { t + h };
+
+                // The earliest event crossed in this step, if any: located on the dense
+                // output, and the state moved back to it.
+                let mut g_end = [0.0; MAX_EVENTS];
+                let mut first: Option<(usize, f64)> = None;
+                for i in 0..watched {
+                    g_end[i] = events.value(i, state, S::Scalar::from_f64(t));
+                    if crosses(g_start[i], g_end[i], events.direction(i)) {
+                        let tolerance =
+                            4.0 * S::Scalar::epsilon().to_f64() * (step_start.abs() + h.abs())
+                                / h.abs();
+                        let theta = locate(
+                            |theta| {
+                                dense_state(pair, rates, sum, other, h_s, theta, probe);
+                                let at = S::Scalar::from_f64(step_start + theta * h);
+                                events.value(i, probe, at)
+                            },
+                            g_start[i],
+                            g_end[i],
+                            tolerance.max(1e-15),
+                        );
+                        // A root at the very start is the event just handled (its function
+                        // left at zero by the action): not a new one.
+                        let fresh = theta > 2.0 * tolerance;
+                        if fresh && first.is_none_or(|(_, earliest)| theta < earliest) {
+                            first = Some((i, theta));
+                        }
+                    }
+                }
+                if let Some((_, theta)) = first {
+                    if theta < 1.0 {
+                        dense_state(pair, rates, sum, other, h_s, theta, state);
+                        t = step_start + theta * h;
+                    }
+                }
+
                 let mut step = Step {
                     pair,
                     start_time,
                     end_time: S::Scalar::from_f64(t),
+                    dt: h_s,
                     start: other,
                     end: state,
                     rates,
                     scratch: sum,
                 };
                 observer(&mut step);
+                if let Some((index, _)) = first {
+                    let t_event = S::Scalar::from_f64(t);
+                    events.act(index, state, t_event);
+                    on_event(index, t_event, state);
+                    if events.terminal(index) || t == end {
+                        return Ok(statistics);
+                    }
+                    // Going on from the event: its state may have changed, so the first
+                    // stage and the events' values are taken anew.
+                    state.derivative_into(forces, t_event, &mut rates[0]);
+                    statistics.evaluations += 1;
+                    for (i, g) in g_start.iter_mut().enumerate().take(watched) {
+                        *g = events.value(i, state, t_event);
+                    }
+                    last = false;
+                    after_rejection = false;
+                    h = (h * decision.factor).abs().min(max_step) * direction;
+                    continue;
+                }
+                g_start = g_end;
                 if last {
                     return Ok(statistics);
                 }
@@ -376,6 +492,23 @@ impl<S: State, const N: usize> Adaptive<S, N> {
             }
         }
     }
+}
+
+/// Writes the state at the fraction `theta` of a step of `dt` from `start` into `out`, from
+/// the pair's continuous extension `y + dt Σ wᵢ(θ) kᵢ`.
+fn dense_state<S: State, const N: usize>(
+    pair: &EmbeddedPair<N>,
+    rates: &[DerivativeOf<S>; N],
+    scratch: &mut DerivativeOf<S>,
+    start: &S,
+    dt: S::Scalar,
+    theta: f64,
+    out: &mut S,
+) {
+    let weights = pair.dense_weights(theta);
+    let (direction, factor) = combination(&weights, rates, scratch);
+    out.clone_from(start);
+    out.advance(direction, dt * S::Scalar::from_f64(factor));
 }
 
 /// Hairer's initial step (Hairer–Nørsett–Wanner I, II.4, and dopri5.f's `HINIT`): an Euler
