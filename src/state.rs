@@ -371,7 +371,11 @@ impl<V: Vector> State for V {
 /// assert_eq!(a.dim(), 2);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Derivative<V, F> {
     /// The rate of the positions.
     pub velocity: V,

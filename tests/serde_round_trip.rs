@@ -120,6 +120,9 @@ fn first_order_states_and_derivatives_round_trip() {
     assert_eq!(round_trip(&spin), spin);
     let y = [1.0 / 7.0, 2.0 / 7.0, 3.0 / 7.0];
     assert_eq!(round_trip(&y), y);
+    // Unknown fields are refused, as on every type.
+    let extra = r#"{"velocity":1.0,"force":2.0,"torque":3.0}"#;
+    assert!(serde_json::from_str::<Derivative<f64, f64>>(extra).is_err());
 }
 
 #[test]

@@ -23,8 +23,17 @@
 /// let hairer = Controller::default();
 /// assert_eq!((hairer.safety, hairer.min_factor, hairer.max_factor, hairer.beta), (0.9, 0.2, 10.0, 0.04));
 /// ```
+///
+/// Settings out of range (a safety above 1, a `min_factor` above 1, …), built by hand or
+/// loaded, are refused when a run starts ([`AdaptiveError::InvalidController`]).
+///
+/// [`AdaptiveError::InvalidController`]: super::AdaptiveError::InvalidController
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Controller {
     /// The safety factor: the step aims at this fraction of the tolerance's step.
     pub safety: f64,
