@@ -199,8 +199,21 @@
 //!   2.5·10⁻³. The more accuracy you want, the higher the order that pays for its
 //!   evaluations; the compositions keep their order for forces of the positions and time
 //!   (with drag they are second order).
+//! - **Accuracy to a tolerance, when the time scale varies** (an orbit fast at periapsis
+//!   and slow at apoapsis, a transient, a research result to 10⁻¹⁰):
+//!   [`adaptive::Adaptive`] with [`Dopri5`] or [`Tsit5`] (or [`Bs3`] for loose
+//!   tolerances). Each step's error is estimated and the step follows the solution, so you
+//!   set a tolerance instead of guessing `dt`; the dense output gives the state at any time,
+//!   and events locate where a function of the state crosses zero. Fixed steps stay right
+//!   for games (a frame is a frame), real-time budgets (a step's cost is known), and long
+//!   symplectic runs (a varying step breaks symplecticity). The run's
+//!   [`adaptive::Statistics`] count evaluations and accepted and rejected steps: many
+//!   rejections, or steps that collapse far below the time scale you expect, mean a
+//!   discontinuity or **stiffness**: a component far faster than the motion you follow,
+//!   which limits an explicit method's step by stability, not accuracy.
 //! - **Stiff springs at a fixed frame rate**: [`BackwardEuler`], stable for any stiffness;
-//!   it pays with damping you did not ask for.
+//!   it pays with damping you did not ask for. With a [banded](Structure::Banded) Jacobian
+//!   it solves chains and 1-D grids of 10⁵ unknowns in `O(n)` per Newton iteration.
 //! - **Free rotation of rigid bodies** (tumbling debris, satellites, thrown tools):
 //!   [`rigid::Splitting`], kick, exact rotations about the principal axes, kick. On a
 //!   torque-free body with `I = diag(1, 2, 3)` spun near its unstable intermediate axis
