@@ -15,7 +15,7 @@ pub(super) fn storage_len(n: usize, lower: usize, upper: usize) -> usize {
 
 /// Where entry `(i, j)` lives, for `j − lower − upper ≤ i ≤ j + lower`.
 #[inline]
-pub(super) fn index(i: usize, j: usize, _n: usize, lower: usize, upper: usize) -> usize {
+pub(super) fn index(i: usize, j: usize, lower: usize, upper: usize) -> usize {
     (lower + upper + i - j) + j * rows(lower, upper)
 }
 
@@ -28,7 +28,7 @@ pub(super) fn factor<T: Scalar>(
     lower: usize,
     upper: usize,
 ) -> Result<(), StepError> {
-    let at = |i: usize, j: usize| index(i, j, n, lower, upper);
+    let at = |i: usize, j: usize| index(i, j, lower, upper);
     // The last column the row swaps so far reach.
     let mut reach = 0;
     for j in 0..n {
@@ -84,7 +84,7 @@ pub(super) fn solve<T: Scalar>(
     upper: usize,
     rhs: &mut [T],
 ) {
-    let at = |i: usize, j: usize| index(i, j, n, lower, upper);
+    let at = |i: usize, j: usize| index(i, j, lower, upper);
     for j in 0..n {
         rhs.swap(j, pivots[j]);
         let x = rhs[j];

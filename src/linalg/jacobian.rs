@@ -164,7 +164,7 @@ impl<'a, T> Jacobian<'a, T> {
         );
         match self.structure {
             Structure::Dense => row * self.dim + col,
-            Structure::Banded { lower, upper } => banded::index(row, col, self.dim, lower, upper),
+            Structure::Banded { lower, upper } => banded::index(row, col, lower, upper),
         }
     }
 }

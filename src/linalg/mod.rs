@@ -123,9 +123,7 @@ impl<T: Scalar> Matrix<T> {
     fn entry(&self, i: usize, j: usize) -> T {
         match self.structure {
             Structure::Dense => self.entries[i * self.dim + j],
-            Structure::Banded { lower, upper } => {
-                self.entries[banded::index(i, j, self.dim, lower, upper)]
-            }
+            Structure::Banded { lower, upper } => self.entries[banded::index(i, j, lower, upper)],
         }
     }
 }
