@@ -45,15 +45,29 @@ pub struct Controller {
     pub beta: f64,
 }
 
-impl Default for Controller {
+impl Controller {
     /// dopri5.f's defaults: safety 0.9, factors between 0.2 and 10, β = 0.04.
+    pub const DOPRI5: Controller = Controller {
+        safety: 0.9,
+        min_factor: 0.2,
+        max_factor: 10.0,
+        beta: 0.04,
+    };
+
+    /// dop853.f's defaults: safety 0.9, factors between 0.333 and 6, β = 0 (no PI
+    /// term).
+    pub const DOP853: Controller = Controller {
+        safety: 0.9,
+        min_factor: 0.333,
+        max_factor: 6.0,
+        beta: 0.0,
+    };
+}
+
+impl Default for Controller {
+    /// [`Controller::DOPRI5`].
     fn default() -> Self {
-        Controller {
-            safety: 0.9,
-            min_factor: 0.2,
-            max_factor: 10.0,
-            beta: 0.04,
-        }
+        Controller::DOPRI5
     }
 }
 

@@ -27,14 +27,19 @@
 //! an explicit pair's step collapsing to its stability limit).
 
 mod controller;
+mod embedded;
 mod events;
+mod method;
 mod solver;
 mod tolerances;
 
 pub use controller::Controller;
+pub use embedded::PairWorkspace;
+pub(crate) use embedded::adaptive_pair;
 pub use events::{Action, Direction, Event, Events, NoAction};
+pub use method::AdaptiveMethod;
 pub use solver::{Adaptive, Step};
-pub use tolerances::Tolerances;
+pub use tolerances::{ErrorNorm, Tolerances};
 
 use core::fmt;
 
@@ -47,6 +52,10 @@ pub struct Statistics {
     pub accepted: u64,
     /// Steps rejected (and retried smaller).
     pub rejected: u64,
+    /// Jacobians evaluated (implicit methods; 0 for explicit ones).
+    pub jacobians: u64,
+    /// LU decompositions (implicit methods; 0 for explicit ones).
+    pub decompositions: u64,
 }
 
 impl Statistics {

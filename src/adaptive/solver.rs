@@ -1,18 +1,19 @@
 //! [`Adaptive`]: the driver that steps an embedded pair under error control.
 
 use super::events::{Events, MAX_EVENTS, crosses, locate};
-use super::{AdaptiveError, Controller, Statistics, Tolerances};
-use crate::integrators::{EmbeddedPair, Stages, combination};
+use super::{AdaptiveError, AdaptiveMethod, Controller, ErrorNorm, Statistics, Tolerances};
 use crate::{DerivativeOf, Forces, Scalar, State, Vector};
 use num_traits::Float;
 
-/// An embedded Runge–Kutta pair stepped under error control from `t0` to `t1`: each step's
-/// local error is estimated, measured against the [`Tolerances`], and the [`Controller`]
-/// picks the next step; a step whose error is too large is rejected and retried smaller.
+/// A method stepped under error control from `t0` to `t1`: each step's local error is
+/// estimated, measured against the [`Tolerances`], and the [`Controller`] picks the next
+/// step; a step whose error is too large is rejected and retried smaller. The method is
+/// any [`AdaptiveMethod`]: an embedded Runge–Kutta pair ([`Dopri5`](crate::Dopri5),
+/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3)).
 ///
-/// It keeps its workspace (the stage values, the candidate state, the error) between runs,
+/// It keeps its workspace (the method's stage values, the candidate state) between runs,
 /// like a [`Stepper`](crate::Stepper): after the first run nothing allocates, for states
-/// of any size.
+/// of any size (a later run must have a state of the same size).
 ///
 /// # Example
 ///
@@ -48,58 +49,58 @@ use num_traits::Float;
 /// assert_eq!((statistics.accepted, statistics.rejected), (217, 21));
 /// # Ok::<(), timestep::adaptive::AdaptiveError>(())
 /// ```
-pub struct Adaptive<S: State, const N: usize> {
-    pair: &'static EmbeddedPair<N>,
+pub struct Adaptive<S: State, M: AdaptiveMethod<S>> {
+    method: M,
     tolerances: Tolerances,
     controller: Controller,
     initial_step: Option<f64>,
     max_step: Option<f64>,
     max_steps: u64,
-    workspace: Option<Workspace<S, N>>,
+    workspace: Option<Workspace<S, M>>,
 }
 
-/// The buffers of an adaptive run.
-struct Workspace<S: State, const N: usize> {
-    rates: [DerivativeOf<S>; N],
-    probe: S,
-    /// The state before the step (after an accepted step, the previous state).
+/// The buffers of an adaptive run: the method's, and the driver's own.
+struct Workspace<S: State, M: AdaptiveMethod<S>> {
+    method: M::Workspace,
+    /// The candidate of an attempt; after an accepted step, the state before it.
     other: S,
-    sum: DerivativeOf<S>,
-    error: DerivativeOf<S>,
+    /// A state inside a step, where events are located.
+    probe: S,
+    /// Coordinates for the error norm.
     start_coordinates: DerivativeOf<S>,
     end_coordinates: DerivativeOf<S>,
+    /// The rate after the trial step of the first step's choice.
+    rate: DerivativeOf<S>,
 }
 
-impl<S: State, const N: usize> Workspace<S, N> {
-    fn new(state: &S) -> Self {
+impl<S: State, M: AdaptiveMethod<S>> Workspace<S, M> {
+    fn new(method: &M, state: &S) -> Self {
         let zero = state.zero_rate();
         Workspace {
-            rates: core::array::from_fn(|_| zero.clone()),
-            probe: state.clone(),
+            method: method.workspace(state),
             other: state.clone(),
-            sum: zero.clone(),
-            error: zero.clone(),
+            probe: state.clone(),
             start_coordinates: zero.clone(),
-            end_coordinates: zero,
+            end_coordinates: zero.clone(),
+            rate: zero,
         }
     }
 }
 
 /// One accepted step, as the observer of [`Adaptive::solve_with`] sees it: its ends, and
-/// the state anywhere between them from the pair's dense output.
-pub struct Step<'a, S: State, const N: usize> {
-    pair: &'static EmbeddedPair<N>,
+/// the state anywhere between them from the method's dense output.
+pub struct Step<'a, S: State, M: AdaptiveMethod<S>> {
+    method: &'a M,
+    workspace: &'a mut M::Workspace,
     start_time: S::Scalar,
     end_time: S::Scalar,
     /// The step's full length: more than `end_time − start_time` when an event cut it.
     dt: S::Scalar,
     start: &'a S,
     end: &'a S,
-    rates: &'a [DerivativeOf<S>; N],
-    scratch: &'a mut DerivativeOf<S>,
 }
 
-impl<S: State, const N: usize> Step<'_, S, N> {
+impl<S: State, M: AdaptiveMethod<S>> Step<'_, S, M> {
     /// When the step began.
     pub fn start_time(&self) -> S::Scalar {
         self.start_time
@@ -121,39 +122,32 @@ impl<S: State, const N: usize> Step<'_, S, N> {
     }
 
     /// Writes the state at time `t` (inside the step, or at either end) into `out`, from
-    /// the pair's continuous extension, without stepping there: `y + dt Σ wᵢ(θ) kᵢ` with
-    /// `θ = (t − t₀)/dt`. A `t` outside the step extrapolates, less and less accurately.
+    /// the method's continuous extension (for a pair, `y + dt Σ wᵢ(θ) kᵢ` with
+    /// `θ = (t − t₀)/dt`), without stepping there. A `t` outside the step extrapolates,
+    /// less and less accurately.
     pub fn state_at(&mut self, t: S::Scalar, out: &mut S) {
         let theta = ((t - self.start_time) / self.dt).to_f64();
-        dense_state(
-            self.pair,
-            self.rates,
-            self.scratch,
-            self.start,
-            self.dt,
-            theta,
-            out,
-        );
+        self.method
+            .dense(self.workspace, self.start, self.dt, theta, out);
     }
 }
 
-impl<S: State, const N: usize> Adaptive<S, N> {
-    /// The `pair` with tolerances of 10⁻⁶ (relative and absolute), dopri5.f's
-    /// [`Controller`], an automatic first step, steps up to the whole span and at most
-    /// 100 000 steps.
+impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
+    /// The `method` with tolerances of 10⁻⁶ (relative and absolute), the method's own
+    /// [`Controller`] (dopri5.f's for most), an automatic first step, steps up to the whole
+    /// span and at most 100 000 steps.
     #[must_use]
-    pub fn new(pair: impl Into<&'static EmbeddedPair<N>>) -> Self {
+    pub fn new(method: M) -> Self {
         Adaptive {
-            pair: pair.into(),
+            controller: method.controller(),
+            method,
             tolerances: Tolerances::new(1e-6, 1e-6),
-            controller: Controller::default(),
             initial_step: None,
             max_step: None,
             max_steps: 100_000,
             workspace: None,
         }
     }
-
     /// The same solver with other tolerances.
     #[must_use]
     pub fn with_tolerances(self, tolerances: Tolerances) -> Self {
@@ -211,7 +205,15 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         t0: S::Scalar,
         t1: S::Scalar,
     ) -> Result<Statistics, AdaptiveError> {
-        self.solve_with(state, forces, t0, t1, |_| {})
+        self.run(
+            state,
+            forces,
+            t0,
+            t1,
+            &mut (),
+            |_, _, _| {},
+            None::<fn(&mut Step<'_, S, M>)>,
+        )
     }
 
     /// [`solve`](Adaptive::solve), calling `observer` after every accepted step with that
@@ -230,9 +232,9 @@ impl<S: State, const N: usize> Adaptive<S, N> {
     ) -> Result<Statistics, AdaptiveError>
     where
         F: Forces<S> + ?Sized,
-        O: FnMut(&mut Step<'_, S, N>),
+        O: FnMut(&mut Step<'_, S, M>),
     {
-        self.run(state, forces, t0, t1, &mut (), |_, _, _| {}, observer)
+        self.run(state, forces, t0, t1, &mut (), |_, _, _| {}, Some(observer))
     }
 
     /// [`solve`](Adaptive::solve), watching `events` ([`Event`](super::Event) or a tuple of
@@ -257,7 +259,15 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         E: Events<S>,
         H: FnMut(usize, S::Scalar, &S),
     {
-        self.run(state, forces, t0, t1, events, on_event, |_| {})
+        self.run(
+            state,
+            forces,
+            t0,
+            t1,
+            events,
+            on_event,
+            None::<fn(&mut Step<'_, S, M>)>,
+        )
     }
 
     /// The run, with events and an observer.
@@ -270,13 +280,13 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         t1: S::Scalar,
         events: &mut E,
         mut on_event: H,
-        mut observer: O,
+        mut observer: Option<O>,
     ) -> Result<Statistics, AdaptiveError>
     where
         F: Forces<S> + ?Sized,
         E: Events<S>,
         H: FnMut(usize, S::Scalar, &S),
-        O: FnMut(&mut Step<'_, S, N>),
+        O: FnMut(&mut Step<'_, S, M>),
     {
         if !(t0.is_finite() && t1.is_finite()) {
             return Err(AdaptiveError::NonFiniteTime {
@@ -296,8 +306,11 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         {
             return Err(error);
         }
-        let workspace = self.workspace.get_or_insert_with(|| Workspace::new(state));
-        self.tolerances.check(workspace.rates[0].dim())?;
+        let method = &self.method;
+        let workspace = self
+            .workspace
+            .get_or_insert_with(|| Workspace::new(method, state));
+        self.tolerances.check(workspace.start_coordinates.dim())?;
         let mut statistics = Statistics::default();
         if t0 == t1 {
             return Ok(statistics);
@@ -307,20 +320,18 @@ impl<S: State, const N: usize> Adaptive<S, N> {
         let max_step = self
             .max_step
             .map_or(span.abs(), |h| h.abs().min(span.abs()));
-        let pair = self.pair;
-        let fsal = pair.first_same_as_last();
         let Workspace {
-            rates,
-            probe,
+            method: stages,
             other,
-            sum,
-            error,
+            probe,
             start_coordinates,
             end_coordinates,
+            rate,
         } = workspace;
+        let mut norm = ErrorNorm::new(&self.tolerances, start_coordinates, end_coordinates);
 
-        state.derivative_into(forces, t0, &mut rates[0]);
-        statistics.evaluations += 1;
+        method.begin(stages, state, forces, t0, &mut statistics);
+        let order = method.error_order();
         let mut h = match self.initial_step {
             Some(h) => h.abs().min(max_step) * direction,
             None => {
@@ -331,17 +342,17 @@ impl<S: State, const N: usize> Adaptive<S, N> {
                     t0,
                     direction,
                     max_step,
-                    pair.tableau.order.min(pair.embedded_order) + 1,
-                    &self.tolerances,
-                    rates,
+                    order + 1,
+                    method.start_rate(stages),
+                    &mut norm,
                     probe,
-                    sum,
-                    start_coordinates,
+                    rate,
                 )
             }
         };
 
-        let lower_order = pair.tableau.order.min(pair.embedded_order);
+        // Dense output costs some methods extra evaluations: only when it may be read.
+        let dense = observer.is_some() || events.count() > 0;
         let watched = events.count().min(MAX_EVENTS);
         let mut g_start = [0.0; MAX_EVENTS];
         for (i, g) in g_start.iter_mut().enumerate().take(watched) {
@@ -367,200 +378,154 @@ impl<S: State, const N: usize> Adaptive<S, N> {
                 last = true;
             }
             let (t_s, h_s) = (S::Scalar::from_f64(t), S::Scalar::from_f64(h));
-            let which = if fsal {
-                Stages::AllButFirst
-            } else {
-                Stages::All
-            };
-            if !fsal {
-                statistics.evaluations += 1;
-            }
-            pair.tableau
-                .stages(rates, probe, sum, state, forces, t_s, h_s, which);
-            statistics.evaluations += N as u64 - 1;
-
-            // The candidate, in `other`; the error estimate `h Σ eᵢ kᵢ`, in `error`.
-            let (direction_b, factor_b) = combination(&pair.tableau.b, rates, sum);
-            other.clone_from(state);
-            other.advance(direction_b, h_s * S::Scalar::from_f64(factor_b));
-            let (direction_e, factor_e) = combination(&pair.error, rates, error);
-            let error_norm = self.tolerances.norm(
-                direction_e,
-                (h * factor_e).abs(),
+            let error_norm = method.attempt(
+                stages,
                 state,
+                forces,
+                t_s,
+                h_s,
+                &mut norm,
                 other,
-                start_coordinates,
-                end_coordinates,
+                &mut statistics,
             );
             if !error_norm.is_finite() {
                 return Err(AdaptiveError::NonFiniteError { t, h });
             }
-            let decision = self.controller.decide(
-                error_norm,
-                lower_order,
-                &mut previous_error,
-                after_rejection,
-            );
-            if decision.accept {
-                statistics.accepted += 1;
-                core::mem::swap(state, other);
-                let start_time = S::Scalar::from_f64(t);
-                let step_start = t;
-                t = if last { end } else { t + h };
-
-                // The earliest event crossed in this step, if any: located on the dense
-                // output, and the state moved back to it.
-                let mut g_end = [0.0; MAX_EVENTS];
-                let mut first: Option<(usize, f64)> = None;
-                for i in 0..watched {
-                    g_end[i] = events.value(i, state, S::Scalar::from_f64(t));
-                    if crosses(g_start[i], g_end[i], events.direction(i)) {
-                        let tolerance =
-                            4.0 * S::Scalar::epsilon().to_f64() * (step_start.abs() + h.abs())
-                                / h.abs();
-                        let theta = locate(
-                            |theta| {
-                                dense_state(pair, rates, sum, other, h_s, theta, probe);
-                                let at = S::Scalar::from_f64(step_start + theta * h);
-                                events.value(i, probe, at)
-                            },
-                            g_start[i],
-                            g_end[i],
-                            tolerance.max(1e-15),
-                        );
-                        // A root at the very start is the event just handled (its function
-                        // left at zero by the action): not a new one.
-                        let fresh = theta > 2.0 * tolerance;
-                        if fresh && first.is_none_or(|(_, earliest)| theta < earliest) {
-                            first = Some((i, theta));
-                        }
-                    }
-                }
-                if let Some((_, theta)) = first {
-                    if theta < 1.0 {
-                        dense_state(pair, rates, sum, other, h_s, theta, state);
-                        t = step_start + theta * h;
-                    }
-                }
-
-                let mut step = Step {
-                    pair,
-                    start_time,
-                    end_time: S::Scalar::from_f64(t),
-                    dt: h_s,
-                    start: other,
-                    end: state,
-                    rates,
-                    scratch: sum,
-                };
-                observer(&mut step);
-                if let Some((index, _)) = first {
-                    let t_event = S::Scalar::from_f64(t);
-                    events.act(index, state, t_event);
-                    on_event(index, t_event, state);
-                    if events.terminal(index) || t == end {
-                        return Ok(statistics);
-                    }
-                    // Going on from the event: its state may have changed, so the first
-                    // stage and the events' values are taken anew.
-                    state.derivative_into(forces, t_event, &mut rates[0]);
-                    statistics.evaluations += 1;
-                    for (i, g) in g_start.iter_mut().enumerate().take(watched) {
-                        *g = events.value(i, state, t_event);
-                    }
-                    last = false;
-                    after_rejection = false;
-                    h = (h * decision.factor).abs().min(max_step) * direction;
-                    continue;
-                }
-                g_start = g_end;
-                if last {
-                    return Ok(statistics);
-                }
-                if fsal {
-                    rates.swap(0, N - 1);
-                } else {
-                    // The next step evaluates its first stage itself.
-                }
-                after_rejection = false;
-                h = (h * decision.factor).abs().min(max_step) * direction;
-            } else {
+            let decision =
+                self.controller
+                    .decide(error_norm, order, &mut previous_error, after_rejection);
+            if !decision.accept {
                 statistics.rejected += 1;
                 after_rejection = true;
                 last = false;
                 h *= decision.factor;
+                continue;
             }
+            statistics.accepted += 1;
+            method.accept(
+                stages,
+                state,
+                other,
+                forces,
+                t_s,
+                h_s,
+                dense,
+                &mut statistics,
+            );
+            core::mem::swap(state, other);
+            let step_start = t;
+            t = if last { end } else { t + h };
+
+            // The earliest event crossed in this step, if any: located on the dense
+            // output, and the state moved back to it.
+            let mut g_end = [0.0; MAX_EVENTS];
+            let mut first: Option<(usize, f64)> = None;
+            for i in 0..watched {
+                g_end[i] = events.value(i, state, S::Scalar::from_f64(t));
+                if crosses(g_start[i], g_end[i], events.direction(i)) {
+                    let tolerance =
+                        4.0 * S::Scalar::epsilon().to_f64() * (step_start.abs() + h.abs())
+                            / h.abs();
+                    let theta = locate(
+                        |theta| {
+                            method.dense(stages, other, h_s, theta, probe);
+                            let at = S::Scalar::from_f64(step_start + theta * h);
+                            events.value(i, probe, at)
+                        },
+                        g_start[i],
+                        g_end[i],
+                        tolerance.max(1e-15),
+                    );
+                    // A root at the very start is the event just handled (its function
+                    // left at zero by the action): not a new one.
+                    let fresh = theta > 2.0 * tolerance;
+                    if fresh && first.is_none_or(|(_, earliest)| theta < earliest) {
+                        first = Some((i, theta));
+                    }
+                }
+            }
+            if let Some((_, theta)) = first {
+                if theta < 1.0 {
+                    method.dense(stages, other, h_s, theta, state);
+                    t = step_start + theta * h;
+                }
+            }
+
+            let mut step = Step {
+                method,
+                workspace: stages,
+                start_time: t_s,
+                end_time: S::Scalar::from_f64(t),
+                dt: h_s,
+                start: other,
+                end: state,
+            };
+            if let Some(observer) = &mut observer {
+                observer(&mut step);
+            }
+            if let Some((index, _)) = first {
+                let t_event = S::Scalar::from_f64(t);
+                events.act(index, state, t_event);
+                on_event(index, t_event, state);
+                if events.terminal(index) || t == end {
+                    return Ok(statistics);
+                }
+                // Going on from the event: its state may have changed, so the first
+                // stage and the events' values are taken anew.
+                method.begin(stages, state, forces, t_event, &mut statistics);
+                for (i, g) in g_start.iter_mut().enumerate().take(watched) {
+                    *g = events.value(i, state, t_event);
+                }
+                last = false;
+                after_rejection = false;
+                h = (h * decision.factor).abs().min(max_step) * direction;
+                continue;
+            }
+            g_start = g_end;
+            if last {
+                return Ok(statistics);
+            }
+            method.step_on(stages);
+            after_rejection = false;
+            h = (h * decision.factor).abs().min(max_step) * direction;
         }
     }
-}
-
-/// Writes the state at the fraction `theta` of a step of `dt` from `start` into `out`, from
-/// the pair's continuous extension `y + dt Σ wᵢ(θ) kᵢ`.
-fn dense_state<S: State, const N: usize>(
-    pair: &EmbeddedPair<N>,
-    rates: &[DerivativeOf<S>; N],
-    scratch: &mut DerivativeOf<S>,
-    start: &S,
-    dt: S::Scalar,
-    theta: f64,
-    out: &mut S,
-) {
-    let weights = pair.dense_weights(theta);
-    let (direction, factor) = combination(&weights, rates, scratch);
-    out.clone_from(start);
-    out.advance(direction, dt * S::Scalar::from_f64(factor));
 }
 
 /// Hairer's initial step (Hairer–Nørsett–Wanner I, II.4, and dopri5.f's `HINIT`): an Euler
 /// step `h₀ = 0.01 ‖y₀‖/‖f₀‖`, the second derivative estimated from it, and the step at
 /// which `h^q · max(‖f₀‖, ‖f′‖) = 0.01`, at most 100 h₀. One force evaluation.
 #[allow(clippy::too_many_arguments)]
-fn initial_step<S: State, F: Forces<S> + ?Sized, const N: usize>(
+fn initial_step<S: State, F: Forces<S> + ?Sized>(
     state: &S,
     forces: &F,
     t0: S::Scalar,
     direction: f64,
     max_step: f64,
     q: u32,
-    tolerances: &Tolerances,
-    rates: &mut [DerivativeOf<S>; N],
+    rate: &DerivativeOf<S>,
+    norm: &mut ErrorNorm<'_, S>,
     probe: &mut S,
-    sum: &mut DerivativeOf<S>,
-    coordinates: &mut DerivativeOf<S>,
+    next_rate: &mut DerivativeOf<S>,
 ) -> f64 {
-    let has_coordinates = state.coordinates_into(coordinates);
-    let n = rates[0].dim().max(1) as f64;
-    let scale = |i: usize| {
-        let y = if has_coordinates {
-            coordinates.component(i).to_f64().abs()
-        } else {
-            0.0
-        };
-        tolerances.absolute(i) + tolerances.relative(i) * y
-    };
-    let (mut dnf, mut dny) = (0.0, 0.0);
-    for i in 0..rates[0].dim() {
-        let sk = scale(i);
-        dnf += (rates[0].component(i).to_f64() / sk).powi(2);
-        if has_coordinates {
-            dny += (coordinates.component(i).to_f64() / sk).powi(2);
-        }
-    }
-    let (dnf, dny) = ((dnf / n).sqrt(), (dny / n).sqrt());
+    norm.measure(state, state);
+    let dnf = norm.norm(rate, 1.0);
+    let dny = norm.start_size();
     let h0 = if dnf <= 1e-5 || dny <= 1e-5 {
         1e-6
     } else {
         0.01 * dny / dnf
     };
     let h0 = h0.min(max_step) * direction;
-    state.probe_into(&rates[0], S::Scalar::from_f64(h0), probe);
-    probe.derivative_into(forces, t0 + S::Scalar::from_f64(h0), sum);
+    state.probe_into(rate, S::Scalar::from_f64(h0), probe);
+    probe.derivative_into(forces, t0 + S::Scalar::from_f64(h0), next_rate);
+    let n = rate.dim();
     let mut second = 0.0;
-    for i in 0..rates[0].dim() {
-        let d = (sum.component(i) - rates[0].component(i)).to_f64() / scale(i);
+    for i in 0..n {
+        let d = (next_rate.component(i) - rate.component(i)).to_f64() / norm.scale(i);
         second += d * d;
     }
-    let second = (second / n).sqrt() / h0.abs();
+    let second = (second / n.max(1) as f64).sqrt() / h0.abs();
     let largest = second.max(dnf);
     let h1 = if largest <= 1e-15 {
         (h0.abs() * 1e-3).max(1e-6)

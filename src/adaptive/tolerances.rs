@@ -131,32 +131,74 @@ impl Tolerances {
             })
         }
     }
+}
 
-    /// The norm of the error `error · factor` of a step from `start` to `end`.
-    pub(super) fn norm<S: State>(
-        &self,
-        error: &DerivativeOf<S>,
-        factor: f64,
-        start: &S,
-        end: &S,
-        start_coordinates: &mut DerivativeOf<S>,
-        end_coordinates: &mut DerivativeOf<S>,
-    ) -> f64 {
-        let has_coordinates =
-            start.coordinates_into(start_coordinates) && end.coordinates_into(end_coordinates);
+/// The error norm of [`Tolerances`] for one step, with the buffers it reads the state's
+/// coordinates into: [`measure`](ErrorNorm::measure) the step's two ends once, then take
+/// the [`norm`](ErrorNorm::norm) of any error estimate of that step.
+pub struct ErrorNorm<'a, S: State> {
+    tolerances: &'a Tolerances,
+    start: &'a mut DerivativeOf<S>,
+    end: &'a mut DerivativeOf<S>,
+    has_coordinates: bool,
+}
+
+impl<'a, S: State> ErrorNorm<'a, S> {
+    /// The norm of `tolerances`, reading coordinates into `start` and `end` (rates of the
+    /// state's size).
+    pub(crate) fn new(
+        tolerances: &'a Tolerances,
+        start: &'a mut DerivativeOf<S>,
+        end: &'a mut DerivativeOf<S>,
+    ) -> Self {
+        ErrorNorm {
+            tolerances,
+            start,
+            end,
+            has_coordinates: false,
+        }
+    }
+
+    /// Takes the sizes the relative tolerance scales with from the step's two ends.
+    pub fn measure(&mut self, start: &S, end: &S) {
+        self.has_coordinates = start.coordinates_into(self.start) && end.coordinates_into(self.end);
+    }
+
+    /// The norm of `error · factor` for the step last [`measure`](ErrorNorm::measure)d:
+    /// `√((1/n) Σᵢ (factor · eᵢ / scaleᵢ)²)`, where `scaleᵢ = atolᵢ + rtolᵢ · max(|y₀ᵢ|,
+    /// |y₁ᵢ|)`. Infinite or `NaN` when the error is.
+    pub fn norm(&self, error: &DerivativeOf<S>, factor: f64) -> f64 {
         let n = error.dim();
         let mut sum = 0.0;
         for i in 0..n {
-            let size = if has_coordinates {
-                let (a, b) = (start_coordinates.component(i), end_coordinates.component(i));
-                a.abs().max(b.abs()).to_f64()
-            } else {
-                0.0
-            };
-            let scale = self.absolute.at(i) + self.relative.at(i) * size;
-            let scaled = error.component(i).to_f64() * factor / scale;
+            let scaled = error.component(i).to_f64() * factor / self.scale(i);
             sum += scaled * scaled;
         }
         (sum / n.max(1) as f64).sqrt()
+    }
+
+    /// The norm of the start's coordinates themselves (0 for a state without them).
+    pub fn start_size(&self) -> f64 {
+        if !self.has_coordinates {
+            return 0.0;
+        }
+        let n = self.start.dim();
+        let mut sum = 0.0;
+        for i in 0..n {
+            let scaled = self.start.component(i).to_f64() / self.scale(i);
+            sum += scaled * scaled;
+        }
+        (sum / n.max(1) as f64).sqrt()
+    }
+
+    /// `atolᵢ + rtolᵢ · max(|y₀ᵢ|, |y₁ᵢ|)`.
+    pub fn scale(&self, i: usize) -> f64 {
+        let size = if self.has_coordinates {
+            let (a, b) = (self.start.component(i), self.end.component(i));
+            a.abs().max(b.abs()).to_f64()
+        } else {
+            0.0
+        };
+        self.tolerances.absolute(i) + self.tolerances.relative(i) * size
     }
 }

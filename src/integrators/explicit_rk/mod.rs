@@ -124,12 +124,12 @@ impl<const N: usize> Tableau<N> {
         which: Stages,
     ) {
         const { assert!(N >= 1 && N <= MAX_STAGES, "a tableau has 1 to 16 stages") };
-        if which != Stages::AllButFirst {
+        if which.includes(0, self) {
             state.derivative_into(forces, t, &mut rates[0]);
         }
         macro_rules! stages {
             ($($i:literal)*) => {$(
-                if $i < N && (which != Stages::Needed || self.needs($i)) {
+                if $i < N && which.includes($i, self) {
                     let (done, rest) = rates.split_at_mut($i);
                     let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
                     state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
@@ -182,10 +182,20 @@ impl<const N: usize> Tableau<N> {
 pub(crate) enum Stages {
     /// Those that matter to a fixed step.
     Needed,
-    /// All of them (an embedded pair's error estimate needs its last stage).
-    All,
-    /// All but the first, which the caller already has (first same as last).
-    AllButFirst,
+    /// Those from the first index to before the second: an embedded pair evaluates the
+    /// stages its error estimate needs, and later those of its dense output.
+    Span(usize, usize),
+}
+
+impl Stages {
+    /// Whether stage `i` of `tableau` is evaluated.
+    #[inline(always)]
+    const fn includes<const N: usize>(self, i: usize, tableau: &Tableau<N>) -> bool {
+        match self {
+            Stages::Needed => tableau.needs(i),
+            Stages::Span(from, to) => from <= i && i < to,
+        }
+    }
 }
 
 /// `Σⱼ wⱼ kⱼ` as a direction and a factor: the one rate itself and its weight when only

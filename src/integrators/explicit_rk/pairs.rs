@@ -2,6 +2,7 @@
 //! estimates the local error, and a continuous extension for the state between steps.
 
 use super::{Tableau, explicit_rk};
+use crate::adaptive::AdaptiveMethod;
 
 /// An explicit Runge–Kutta method with an embedded error estimate and a continuous
 /// extension (dense output).
@@ -24,30 +25,62 @@ pub struct EmbeddedPair<const N: usize> {
     pub tableau: Tableau<N>,
     /// `eᵢ = bᵢ − b̂ᵢ`.
     pub error: [f64; N],
+    /// A second, lower-order error estimate `ê` that guards the first: when given, the
+    /// error norm is `‖e‖² / √(‖e‖² + 0.01 ‖ê‖²)`, as in Hairer's DOP853, which stays
+    /// honest when `‖e‖` happens to be small by cancellation (Hairer–Nørsett–Wanner I,
+    /// II.10).
+    pub error_guard: Option<[f64; N]>,
     /// The order of the embedded weights `b̂`.
     pub embedded_order: u32,
     /// The dense output's polynomial coefficients, by stage and power of `θ` (from `θ¹`).
-    pub dense: [[f64; 5]; N],
+    pub dense: [[f64; 7]; N],
     /// The order of the dense output.
     pub dense_order: u32,
 }
 
 impl<const N: usize> EmbeddedPair<N> {
-    /// Whether the last stage is the rate at the new state, reusable as the next step's
-    /// first stage.
-    pub const fn first_same_as_last(&self) -> bool {
-        let last = N - 1;
-        if self.tableau.c[last] != 1.0 {
-            return false;
-        }
-        let mut j = 0;
-        while j < N {
-            if self.tableau.a[last][j] != self.tableau.b[j] {
-                return false;
+    /// The stage that is the rate at the new state (node 1, its row of `a` equal to `b`):
+    /// the next step's first stage ("first same as last"). Every pair has one, evaluated
+    /// within the step when the error estimate needs it (Dormand–Prince 5(4)) and after
+    /// the step is accepted otherwise (DOP853).
+    ///
+    /// # Panics
+    ///
+    /// At compile time, for a pair without one.
+    pub const fn end_stage(&self) -> usize {
+        let mut i = 0;
+        while i < N {
+            let mut same = self.tableau.c[i] == 1.0;
+            let mut j = 0;
+            while j < N {
+                same = same && self.tableau.a[i][j] == self.tableau.b[j];
+                j += 1;
             }
-            j += 1;
+            if same {
+                return i;
+            }
+            i += 1;
         }
-        true
+        panic!("an embedded pair needs a stage that is the rate at the new state")
+    }
+
+    /// How many stages a step attempt evaluates: up to the last one with a weight in the
+    /// propagated solution or in an error estimate. (The rest serve the next step or the
+    /// dense output.)
+    pub const fn attempt_stages(&self) -> usize {
+        let mut count = 0;
+        let mut i = 0;
+        while i < N {
+            let guard = match &self.error_guard {
+                Some(guard) => guard[i],
+                None => 0.0,
+            };
+            if self.tableau.b[i] != 0.0 || self.error[i] != 0.0 || guard != 0.0 {
+                count = i + 1;
+            }
+            i += 1;
+        }
+        count
     }
 
     /// The dense output's weights `wᵢ(θ)`.
@@ -69,8 +102,8 @@ impl<const N: usize> EmbeddedPair<N> {
 /// form (Math. Comp. 46 (1986) 135–150), which dopri5.f's `CONTD5` evaluates. With `d = 0`
 /// it is the cubic Hermite interpolant. Expanded in powers of `θ` it is
 /// `wᵢ(θ) = δᵢ₁ θ + (3bᵢ − 2δᵢ₁ − δᵢₙ + dᵢ) θ² + (−2bᵢ + δᵢ₁ + δᵢₙ − 2dᵢ) θ³ + dᵢ θ⁴`.
-const fn hermite_dense<const N: usize>(b: [f64; N], d: [f64; N]) -> [[f64; 5]; N] {
-    let mut dense = [[0.0; 5]; N];
+const fn hermite_dense<const N: usize>(b: [f64; N], d: [f64; N]) -> [[f64; 7]; N] {
+    let mut dense = [[0.0; 7]; N];
     let mut i = 0;
     while i < N {
         let first = if i == 0 { 1.0 } else { 0.0 };
@@ -80,6 +113,8 @@ const fn hermite_dense<const N: usize>(b: [f64; N], d: [f64; N]) -> [[f64; 5]; N
             3.0 * b[i] - 2.0 * first - last + d[i],
             -2.0 * b[i] + first + last - 2.0 * d[i],
             d[i],
+            0.0,
+            0.0,
             0.0,
         ];
         i += 1;
@@ -181,6 +216,7 @@ impl Dopri5 {
             22.0 / 525.0,
             -1.0 / 40.0,
         ],
+        error_guard: None,
         embedded_order: 4,
         dense: hermite_dense(Self::B, Self::D),
         dense_order: 4,
@@ -190,6 +226,7 @@ impl Dopri5 {
     pub const TABLEAU: Tableau<7> = Self::PAIR.tableau;
 }
 explicit_rk!(Dopri5, 7);
+crate::adaptive::adaptive_pair!(Dopri5, 7);
 
 /// Bogacki and Shampine's 3(2) pair: four stages (first same as last: three evaluations an
 /// accepted step), third-order propagation, a second-order error estimate, and cubic
@@ -240,6 +277,7 @@ impl Bs3 {
             4.0 / 9.0 - 1.0 / 3.0,
             -1.0 / 8.0,
         ],
+        error_guard: None,
         embedded_order: 2,
         dense: hermite_dense(Self::B, [0.0; 4]),
         dense_order: 3,
@@ -249,6 +287,7 @@ impl Bs3 {
     pub const TABLEAU: Tableau<4> = Self::PAIR.tableau;
 }
 explicit_rk!(Bs3, 4);
+crate::adaptive::adaptive_pair!(Bs3, 4);
 
 impl From<Dopri5> for &'static EmbeddedPair<7> {
     fn from(_: Dopri5) -> Self {
@@ -359,6 +398,7 @@ impl Tsit5 {
             0.45808210592918697,
             -1.0 / 66.0,
         ],
+        error_guard: None,
         embedded_order: 4,
         // bᵢ(θ) = rᵢ₁θ + rᵢ₂θ² + rᵢ₃θ³ + rᵢ₄θ⁴, the paper's interpolant.
         dense: [
@@ -368,13 +408,17 @@ impl Tsit5 {
                 2.9132554618219126,
                 -1.0530884977290216,
                 0.0,
+                0.0,
+                0.0,
             ],
-            [0.0, 0.1317, -0.2234, 0.1017, 0.0],
+            [0.0, 0.1317, -0.2234, 0.1017, 0.0, 0.0, 0.0],
             [
                 0.0,
                 3.9302962368947516,
                 -5.941033872131505,
                 2.490627285651253,
+                0.0,
+                0.0,
                 0.0,
             ],
             [
@@ -383,12 +427,16 @@ impl Tsit5 {
                 30.33818863028232,
                 -16.548102889244902,
                 0.0,
+                0.0,
+                0.0,
             ],
             [
                 0.0,
                 37.50931341651104,
                 -88.1789048947664,
                 47.37952196281928,
+                0.0,
+                0.0,
                 0.0,
             ],
             [
@@ -397,8 +445,10 @@ impl Tsit5 {
                 65.09189467479366,
                 -34.8706578614966,
                 0.0,
+                0.0,
+                0.0,
             ],
-            [0.0, 1.5, -4.0, 2.5, 0.0],
+            [0.0, 1.5, -4.0, 2.5, 0.0, 0.0, 0.0],
         ],
         dense_order: 4,
     };
@@ -407,6 +457,7 @@ impl Tsit5 {
     pub const TABLEAU: Tableau<7> = Self::PAIR.tableau;
 }
 explicit_rk!(Tsit5, 7);
+crate::adaptive::adaptive_pair!(Tsit5, 7);
 
 impl From<Tsit5> for &'static EmbeddedPair<7> {
     fn from(_: Tsit5) -> Self {

@@ -1,0 +1,99 @@
+//! [`AdaptiveMethod`]: what the [`Adaptive`](super::Adaptive) driver asks of a method.
+
+use super::{Controller, ErrorNorm, Statistics};
+use crate::{DerivativeOf, Forces, State};
+
+/// A method the [`Adaptive`](super::Adaptive) driver can step under error control: it
+/// attempts a step and estimates that step's error, and it gives the state anywhere inside
+/// a step it took.
+///
+/// The driver owns everything else (the tolerances, the controller, the first step, the
+/// landing on the end, events and observers), so a method is its stages, its error
+/// estimate and its interpolant. The crate's methods: the embedded Runge–Kutta pairs
+/// ([`Bs3`](crate::Bs3), [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5),
+/// or any [`&'static EmbeddedPair`](crate::EmbeddedPair)).
+///
+/// A run calls, in order: [`begin`](AdaptiveMethod::begin) at the start (and again after
+/// an event changed the state), then for each step [`attempt`](AdaptiveMethod::attempt)
+/// until one is accepted, [`accept`](AdaptiveMethod::accept), any number of
+/// [`dense`](AdaptiveMethod::dense) calls, and [`step_on`](AdaptiveMethod::step_on).
+pub trait AdaptiveMethod<S: State> {
+    /// The buffers a run keeps (stage values, Jacobians), sized from the state once and
+    /// reused by every later step and run.
+    type Workspace;
+
+    /// A workspace for states of the size of `state`.
+    fn workspace(&self, state: &S) -> Self::Workspace;
+
+    /// The order `q` the step size is controlled for: the error estimate of a step of
+    /// length `h` shrinks like `h^(q+1)` (the lower order of an embedded pair).
+    fn error_order(&self) -> u32;
+
+    /// The step-size controller this method is tuned for; the driver starts with it.
+    fn controller(&self) -> Controller {
+        Controller::default()
+    }
+
+    /// Prepares to step from `state` at `t`: evaluates the rate there (one evaluation,
+    /// counted in `statistics`).
+    fn begin<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Self::Workspace,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    );
+
+    /// The rate at the start of the next step, as [`begin`](AdaptiveMethod::begin) or
+    /// [`step_on`](AdaptiveMethod::step_on) left it.
+    fn start_rate<'w>(&self, workspace: &'w Self::Workspace) -> &'w DerivativeOf<S>;
+
+    /// Attempts a step of `h` from `state` at `t`: writes the new state into `end` and
+    /// returns the norm of the step's error estimate ([`ErrorNorm`]; 1 is the tolerance,
+    /// infinite or `NaN` when the forces were). A method that cannot take this step at all
+    /// (a Newton iteration that diverges) returns `f64::MAX`, so that the driver retries it
+    /// shorter.
+    #[allow(clippy::too_many_arguments)]
+    fn attempt<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Self::Workspace,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        norm: &mut ErrorNorm<'_, S>,
+        end: &mut S,
+        statistics: &mut Statistics,
+    ) -> f64;
+
+    /// The last attempt, from `start` to `end`, is accepted: evaluates what stepping on
+    /// needs (the rate at `end`, unless the attempt already did) and, if `dense`, what
+    /// [`dense`](AdaptiveMethod::dense) needs.
+    #[allow(clippy::too_many_arguments)]
+    fn accept<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Self::Workspace,
+        start: &S,
+        end: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        dense: bool,
+        statistics: &mut Statistics,
+    );
+
+    /// Writes the state at the fraction `theta` of the accepted step of `h` from `start`
+    /// into `out` (0 is the start, 1 the end; outside, it extrapolates).
+    fn dense(
+        &self,
+        workspace: &mut Self::Workspace,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    );
+
+    /// The accepted step's end becomes the next step's start.
+    fn step_on(&self, workspace: &mut Self::Workspace);
+}
