@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`dopri5`, `tsit5` or `bs3`; default `dopri5`), `--rtol` and `--atol` (10⁻⁷), `--h0`
+//! (`dopri5`, `tsit5`, `bs3` or `dop853`; default `dopri5`), `--rtol` and `--atol` (10⁻⁷), `--h0`
 //! (the first step, 10⁻⁴ as in dopri5.f; 0 lets the solver choose).
 //!
 //! Output: the header `t,x,y,vx,vy`, then a row at t = 0 and one per accepted step, the
@@ -22,8 +22,8 @@ mod cli;
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::adaptive::{Adaptive, Statistics, Tolerances};
-use timestep::{Bs3, Dopri5, EmbeddedPair, Tsit5};
+use timestep::adaptive::{Adaptive, AdaptiveMethod, Statistics, Tolerances};
+use timestep::{Bs3, Dop853, Dopri5, Tsit5};
 
 const PROGRAM: &str = "arenstorf";
 
@@ -54,15 +54,15 @@ struct Settings {
     h0: f64,
 }
 
-/// One period with `pair`, a row per accepted step to `out`; the end state and the
+/// One period with `method`, a row per accepted step to `out`; the end state and the
 /// statistics, or the solver's error as a message.
-fn run<const N: usize>(
-    pair: &'static EmbeddedPair<N>,
+fn run(
+    method: impl AdaptiveMethod<[f64; 4]>,
     settings: &Settings,
     out: &mut impl Write,
 ) -> Result<([f64; 4], Statistics), String> {
     let mut solver =
-        Adaptive::new(pair).with_tolerances(Tolerances::new(settings.rtol, settings.atol));
+        Adaptive::new(method).with_tolerances(Tolerances::new(settings.rtol, settings.atol));
     if settings.h0 > 0.0 {
         solver = solver.with_initial_step(settings.h0);
     }
@@ -85,7 +85,7 @@ fn row(y: &[f64; 4]) -> String {
 
 fn main() -> ExitCode {
     let flags = [
-        Flag::new("--method", "NAME", "dopri5, tsit5 or bs3", "dopri5"),
+        Flag::new("--method", "NAME", "dopri5, tsit5, bs3 or dop853", "dopri5"),
         Flag::new("--rtol", "TOL", "the relative tolerance, >= 0", "1e-7"),
         Flag::new("--atol", "TOL", "the absolute tolerance, >= 0", "1e-7"),
         Flag::new(
@@ -116,10 +116,10 @@ fn main() -> ExitCode {
     if settings.rtol == 0.0 && settings.atol == 0.0 {
         cli::fail(PROGRAM, "--rtol and --atol cannot both be 0");
     }
-    if !["dopri5", "tsit5", "bs3"].contains(&method.as_str()) {
+    if !["dopri5", "tsit5", "bs3", "dop853"].contains(&method.as_str()) {
         cli::fail(
             PROGRAM,
-            format!("unknown method {method:?} (methods: dopri5, tsit5, bs3)"),
+            format!("unknown method {method:?} (methods: dopri5, tsit5, bs3, dop853)"),
         );
     }
 
@@ -128,9 +128,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = match method.as_str() {
-        "dopri5" => run(&Dopri5::PAIR, &settings, &mut out),
-        "tsit5" => run(&Tsit5::PAIR, &settings, &mut out),
-        _ => run(&Bs3::PAIR, &settings, &mut out),
+        "dopri5" => run(Dopri5, &settings, &mut out),
+        "tsit5" => run(Tsit5, &settings, &mut out),
+        "dop853" => run(Dop853, &settings, &mut out),
+        _ => run(Bs3, &settings, &mut out),
     };
     if out.flush().is_err() {
         return ExitCode::FAILURE;

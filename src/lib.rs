@@ -201,8 +201,8 @@
 //!   (with drag they are second order).
 //! - **Accuracy to a tolerance, when the time scale varies** (an orbit fast at periapsis
 //!   and slow at apoapsis, a transient, a research result to 10⁻¹⁰):
-//!   [`adaptive::Adaptive`] with [`Dopri5`] or [`Tsit5`] (or [`Bs3`] for loose
-//!   tolerances). Each step's error is estimated and the step follows the solution, so you
+//!   [`adaptive::Adaptive`] with [`Dopri5`] or [`Tsit5`] ([`Dop853`] for tolerances of
+//!   10⁻⁸ and tighter, [`Bs3`] for loose ones). Each step's error is estimated and the step follows the solution, so you
 //!   set a tolerance instead of guessing `dt`; the dense output gives the state at any time,
 //!   and events locate where a function of the state crosses zero. Fixed steps stay right
 //!   for games (a frame is a frame), real-time budgets (a step's cost is known), and long
@@ -497,7 +497,7 @@ mod vector_space;
 pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dopri5,
+    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dop853, Dopri5,
     EmbeddedPair, ExplicitEuler, ExponentialEuler, ImprovedEuler, Integrator, Leapfrog, Memoryless,
     Method, MethodKind, Midpoint, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector,
     Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Tsit5,

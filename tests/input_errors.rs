@@ -210,6 +210,7 @@ fn method_names_round_trip() {
             "bs3",
             "dopri5",
             "tsit5",
+            "dop853",
             "leapfrog",
             "beeman",
             "adams-bashforth-moulton",

@@ -534,6 +534,7 @@ fn workspace_memory_on_a_million_unknowns() {
         ("bs3", 6),
         ("dopri5", 9),
         ("tsit5", 9),
+        ("dop853", 14),
         ("leapfrog", 1),
         ("beeman", 5),
         ("adams-bashforth-moulton", 4 + 1 + 1 + 1 + 6),

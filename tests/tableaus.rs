@@ -3,7 +3,9 @@
 //! conditions for the rooted trees up to order 4 (Butcher; Hairer–Nørsett–Wanner I, II.2).
 //! The measured orders are in tests/convergence.rs and tests/first_order.rs.
 
-use timestep::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4, Tableau};
+use timestep::{
+    Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, Tableau, Tsit5,
+};
 
 /// `Σ bᵢ Φᵢ(tree) − 1/γ(tree)` for each tree of order 1 to 4, by order.
 fn defects<const N: usize>(t: &Tableau<N>) -> Vec<(u32, &'static str, f64)> {
@@ -71,4 +73,165 @@ fn the_classic_tableaus_meet_their_order_conditions() {
     check(&Midpoint::TABLEAU);
     check(&ImprovedEuler::TABLEAU);
     check(&Rk4::TABLEAU);
+}
+
+/// The rooted trees up to order `max`, each as its order, its density `γ` and its
+/// children (indices of smaller trees, non-increasing so that each tree appears once):
+/// 1, 1, 2, 4, 9, 20, 48, 115 trees of orders 1 to 8 (Butcher; Hairer–Nørsett–Wanner I,
+/// II.2, Table 2.1).
+fn rooted_trees(max: usize) -> Vec<(usize, f64, Vec<usize>)> {
+    let mut trees: Vec<(usize, f64, Vec<usize>)> = vec![(1, 1.0, vec![])];
+    for order in 2..=max {
+        // Forests of order − 1 nodes, as non-increasing lists of tree indices.
+        fn forests(
+            trees: &[(usize, f64, Vec<usize>)],
+            nodes: usize,
+            largest: usize,
+            prefix: &mut Vec<usize>,
+            out: &mut Vec<Vec<usize>>,
+        ) {
+            if nodes == 0 {
+                out.push(prefix.clone());
+                return;
+            }
+            for index in (0..=largest.min(trees.len() - 1)).rev() {
+                if trees[index].0 <= nodes {
+                    prefix.push(index);
+                    forests(trees, nodes - trees[index].0, index, prefix, out);
+                    prefix.pop();
+                }
+            }
+        }
+        let mut found = Vec::new();
+        forests(
+            &trees,
+            order - 1,
+            trees.len() - 1,
+            &mut Vec::new(),
+            &mut found,
+        );
+        for children in found {
+            let density = order as f64 * children.iter().map(|&c| trees[c].1).product::<f64>();
+            trees.push((order, density, children));
+        }
+    }
+    trees
+}
+
+/// `Φᵢ(τ)` of every tree at every stage: `Φ(•) = 𝟙`, and a tree with children `τ₁…τₘ`
+/// has `Φᵢ = Πₖ (A Φ(τₖ))ᵢ`. The tree's order condition is `Σ bᵢ Φᵢ(τ) = 1/γ(τ)`.
+fn elementary_weights<const N: usize>(
+    a: &[[f64; N]; N],
+    trees: &[(usize, f64, Vec<usize>)],
+) -> Vec<[f64; N]> {
+    let mut weights: Vec<[f64; N]> = Vec::new();
+    for (_, _, children) in trees {
+        let mut phi = [1.0; N];
+        for &child in children {
+            let applied: [f64; N] =
+                core::array::from_fn(|i| (0..N).map(|j| a[i][j] * weights[child][j]).sum());
+            for i in 0..N {
+                phi[i] *= applied[i];
+            }
+        }
+        weights.push(phi);
+    }
+    weights
+}
+
+/// The largest defect `|Σ wᵢ Φᵢ(τ) − θ^ρ(τ)/γ(τ)|` over the trees of each order 1 to 8 for
+/// the weights `w` (a step's `b` with `θ = 1`, or a dense output's `w(θ)`), relative to
+/// `θ^ρ/γ`.
+fn defects_by_order<const N: usize>(a: &[[f64; N]; N], w: &[f64; N], theta: f64) -> [f64; 8] {
+    let trees = rooted_trees(8);
+    let phi = elementary_weights(a, &trees);
+    let mut largest = [0.0_f64; 8];
+    for ((order, density, _), phi) in trees.iter().zip(&phi) {
+        let exact = theta.powi(*order as i32) / density;
+        let sum: f64 = (0..N).map(|i| w[i] * phi[i]).sum();
+        largest[order - 1] = largest[order - 1].max(((sum - exact) / exact).abs());
+    }
+    largest
+}
+
+/// The order the weights meet the conditions of, to `tolerance`.
+fn conditions_met(defects: &[f64; 8], tolerance: f64) -> usize {
+    defects.iter().take_while(|d| **d < tolerance).count()
+}
+
+#[test]
+fn there_are_as_many_rooted_trees_as_butcher_counts() {
+    let trees = rooted_trees(8);
+    let counts: Vec<usize> = (1..=8)
+        .map(|order| trees.iter().filter(|t| t.0 == order).count())
+        .collect();
+    assert_eq!(counts, [1, 1, 2, 4, 9, 20, 48, 115]);
+}
+
+/// Each pair's propagated weights meet exactly the conditions of its order, its embedded
+/// weights `b − e` those of the embedded order, and its dense output `w(θ)` those of the
+/// dense order across the step: DOP853 to order 8 (its fifth- and third-order estimates to 5
+/// and 3, its interpolant to 7), Dormand–Prince and Tsitouras to 5 (4, 4), Bogacki–Shampine
+/// to 3 (2, 3). The tolerance is relative, for tables printed to 16–30 digits.
+#[test]
+fn the_embedded_pairs_meet_their_order_conditions() {
+    fn check<const N: usize>(pair: &EmbeddedPair<N>, embedded: &[(usize, [f64; N])]) {
+        let t = &pair.tableau;
+        let tolerance = 1e-12;
+        let propagated = defects_by_order(&t.a, &t.b, 1.0);
+        assert_eq!(
+            conditions_met(&propagated, tolerance),
+            t.order as usize,
+            "{}: {propagated:?}",
+            t.name
+        );
+        for (order, weights) in embedded {
+            let defects = defects_by_order(&t.a, weights, 1.0);
+            assert_eq!(
+                conditions_met(&defects, tolerance),
+                *order,
+                "{} embedded: {defects:?}",
+                t.name
+            );
+        }
+        // The interpolants' coefficients run to hundreds, so their sums cancel to ~10⁻¹³
+        // absolute, up to 10⁻¹⁰ relative to θ^ρ/γ for the small θ^ρ/γ of order 7 (the
+        // first condition missed is off by 10 or more).
+        for theta in [0.37, 0.5, 0.81] {
+            let defects = defects_by_order(&t.a, &pair.dense_weights(theta), theta);
+            assert_eq!(
+                conditions_met(&defects, 1e-6),
+                pair.dense_order as usize,
+                "{} dense output at θ = {theta}: {defects:?}",
+                t.name
+            );
+        }
+        // w(1) = b: the interpolant ends at the step's end.
+        for (w, b) in pair.dense_weights(1.0).iter().zip(&t.b) {
+            approx::assert_abs_diff_eq!(w, b, epsilon = 1e-12);
+        }
+    }
+    let minus = |b: [f64; 16], e: [f64; 16]| -> [f64; 16] { core::array::from_fn(|i| b[i] - e[i]) };
+    let dop853 = Dop853::PAIR;
+    check(
+        &dop853,
+        &[
+            (5, minus(dop853.tableau.b, dop853.error)),
+            (3, minus(dop853.tableau.b, dop853.error_guard.unwrap())),
+        ],
+    );
+    for pair in [Dopri5::PAIR, Tsit5::PAIR] {
+        check(
+            &pair,
+            &[(
+                4,
+                core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]),
+            )],
+        );
+    }
+    let bs3 = Bs3::PAIR;
+    check(
+        &bs3,
+        &[(2, core::array::from_fn(|i| bs3.tableau.b[i] - bs3.error[i]))],
+    );
 }

@@ -11,7 +11,7 @@ use crate::{DerivativeOf, Forces, State};
 /// landing on the end, events and observers), so a method is its stages, its error
 /// estimate and its interpolant. The crate's methods: the embedded Runge–Kutta pairs
 /// ([`Bs3`](crate::Bs3), [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5),
-/// or any [`&'static EmbeddedPair`](crate::EmbeddedPair)).
+/// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)).
 ///
 /// A run calls, in order: [`begin`](AdaptiveMethod::begin) at the start (and again after
 /// an event changed the state), then for each step [`attempt`](AdaptiveMethod::attempt)

@@ -3,9 +3,10 @@
 //!
 //! The parts are separate, as in Hairer's codes and OrdinaryDiffEq:
 //!
-//! - the **pair** ([`EmbeddedPair`](crate::EmbeddedPair): [`Dopri5`](crate::Dopri5),
-//!   [`Bs3`](crate::Bs3)): stages, propagated weights, error weights and continuous
-//!   extension, as data;
+//! - the **method** ([`AdaptiveMethod`]): for an embedded pair
+//!   ([`EmbeddedPair`](crate::EmbeddedPair): [`Bs3`](crate::Bs3),
+//!   [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5), [`Dop853`](crate::Dop853)) its
+//!   stages, propagated weights, error weights and continuous extension, as data;
 //! - the **error norm** ([`Tolerances`]): Hairer–Nørsett–Wanner's root mean square of
 //!   each coordinate's error over `atol + rtol · max(|y₀|, |y₁|)`;
 //! - the **controller** ([`Controller`]): the PI controller of dopri5.f;

@@ -9,7 +9,7 @@ use num_traits::Float;
 /// estimated, measured against the [`Tolerances`], and the [`Controller`] picks the next
 /// step; a step whose error is too large is rejected and retried smaller. The method is
 /// any [`AdaptiveMethod`]: an embedded Runge–Kutta pair ([`Dopri5`](crate::Dopri5),
-/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3)).
+/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3), [`Dop853`](crate::Dop853)).
 ///
 /// It keeps its workspace (the method's stage values, the candidate state) between runs,
 /// like a [`Stepper`](crate::Stepper): after the first run nothing allocates, for states

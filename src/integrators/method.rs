@@ -2,7 +2,7 @@
 
 use super::{Properties, Scheme, Stepper};
 use crate::{
-    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
+    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dop853, Dopri5, ExplicitEuler,
     ExponentialEuler, Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
     PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
 };
@@ -28,6 +28,7 @@ use core::str::FromStr;
 /// | `bs3` | [`Bs3`], at a fixed step |
 /// | `dopri5` | [`Dopri5`], at a fixed step |
 /// | `tsit5` | [`Tsit5`], at a fixed step |
+/// | `dop853` | [`Dop853`], at a fixed step |
 /// | `leapfrog` | [`Leapfrog`] |
 /// | `beeman` | [`Beeman`] |
 /// | `adams-bashforth-moulton` | [`AdamsBashforthMoulton`] |
@@ -52,7 +53,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 22);
+/// assert_eq!(MethodKind::NAMES.len(), 23);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -153,6 +154,7 @@ methods! {
     Bs3(Bs3) = "bs3", Bs3;
     Dopri5(Dopri5) = "dopri5", Dopri5;
     Tsit5(Tsit5) = "tsit5", Tsit5;
+    Dop853(Dop853) = "dop853", Dop853;
     Leapfrog(Leapfrog) = "leapfrog", Leapfrog;
     Beeman(Beeman) = "beeman", Beeman;
     AdamsBashforthMoulton(AdamsBashforthMoulton) = "adams-bashforth-moulton", AdamsBashforthMoulton;

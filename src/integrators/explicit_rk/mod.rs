@@ -1,10 +1,12 @@
 //! Explicit Runge–Kutta methods: a [`Tableau`] of coefficients, and one stage loop that
 //! runs every tableau on every state.
 
+mod dop853;
 mod methods;
 mod pairs;
 mod predictor_corrector;
 
+pub use dop853::Dop853;
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
 pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
