@@ -7,9 +7,12 @@
 //! measured once before timing (every step's energy) and checked against the target. The
 //! timed runs keep only the final state.
 //!
-//! - `timestep`: the crate's best method at each error: `blanes-moan4` at 700 steps per
-//!   period (10⁻⁴: 8.8·10⁻⁵), `kahan-li8` at 700 (10⁻⁶: 9.4·10⁻⁷), a `Particle<DVec2>`
-//!   stepped by `Method` in a loop.
+//! - `timestep`: the crate's best method at each error, its DOP853 under error control
+//!   (`Adaptive`) on a `Particle<DVec2>` at `rtol = atol` = 5·10⁻⁹ and 10⁻¹⁰ (4.8·10⁻⁵,
+//!   6.9·10⁻⁷: the same steps as differential-equations' DOP853, both being dop853.f's).
+//! - `timestep_symplectic`: its best fixed-step symplectic method: `blanes-moan4` at 700
+//!   steps per period (10⁻⁴: 8.8·10⁻⁵), `kahan-li8` at 700 (10⁻⁶: 9.4·10⁻⁷), a
+//!   `Particle<DVec2>` stepped by `Method` in a loop.
 //! - `differential_equations_forest_ruth`: differential-equations 0.7's
 //!   `SymplecticIntegrator::ruth_forest(h)` at 1700 and 5200 steps per period (8.2·10⁻⁵,
 //!   9.6·10⁻⁷), on `[f64; 4]`.
@@ -38,7 +41,8 @@ use std::cell::Cell;
 use std::f64::consts::TAU;
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::{Integrator, Method, Particle};
+use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::{Dop853, Integrator, Method, Particle};
 
 const ECCENTRICITY: f64 = 0.9;
 const PERIODS: u64 = 1000;
@@ -48,6 +52,8 @@ const PERIODS: u64 = 1000;
 enum Run {
     /// A `timestep` method by name, at this many steps per period.
     Timestep(&'static str, u64),
+    /// `timestep`'s DOP853 under error control, `rtol = atol`.
+    TimestepDop853(f64),
     /// differential-equations' Forest–Ruth, steps per period.
     ForestRuth(u64),
     /// differential-equations' velocity Verlet, steps per period.
@@ -144,6 +150,21 @@ fn solve(run: Run, largest: Option<&Cell<f64>>) -> DVec2 {
             }
             particle.position()
         }
+        Run::TimestepDop853(tolerance) => {
+            let mut particle = Particle::new(1.0, x0, v0);
+            let mut solver = Adaptive::new(Dop853)
+                .with_tolerances(Tolerances::new(tolerance, tolerance))
+                .with_max_steps(u64::MAX);
+            match largest {
+                Some(largest) => solver.solve_with(&mut particle, &gravity, 0.0, t1, |step| {
+                    let error = energy_error(step.end().position(), step.end().velocity());
+                    largest.set(largest.get().max(error));
+                }),
+                None => solver.solve(&mut particle, &gravity, 0.0, t1),
+            }
+            .expect("DOP853 within its step budget");
+            particle.position()
+        }
         Run::ForestRuth(per_period) => {
             let method =
                 SymplecticIntegrator::ruth_forest(TAU / per_period as f64).max_steps(usize::MAX);
@@ -188,7 +209,8 @@ fn long_run(c: &mut Criterion) {
             "long_run/kepler-1e-4",
             1e-4,
             vec![
-                ("timestep", Run::Timestep("blanes-moan4", 700)),
+                ("timestep", Run::TimestepDop853(5e-9)),
+                ("timestep_symplectic", Run::Timestep("blanes-moan4", 700)),
                 ("differential_equations_forest_ruth", Run::ForestRuth(1700)),
                 ("differential_equations_verlet", Run::Verlet(32_000)),
                 ("differential_equations_dop853", Run::Dop853(5e-9)),
@@ -198,7 +220,8 @@ fn long_run(c: &mut Criterion) {
             "long_run/kepler-1e-6",
             1e-6,
             vec![
-                ("timestep", Run::Timestep("kahan-li8", 700)),
+                ("timestep", Run::TimestepDop853(1e-10)),
+                ("timestep_symplectic", Run::Timestep("kahan-li8", 700)),
                 ("differential_equations_forest_ruth", Run::ForestRuth(5200)),
                 ("differential_equations_dop853", Run::Dop853(1e-10)),
             ],

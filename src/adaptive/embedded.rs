@@ -6,17 +6,22 @@ use crate::integrators::{EmbeddedPair, Stages, combination};
 use crate::{DerivativeOf, Forces, Scalar, State};
 
 /// The buffers of a pair's run: one rate per stage, a probe state for the stages, and two
-/// rates for sums of stages.
+/// rates for sums of stages; and the pair's stage counts, read once from its tables.
 pub struct PairWorkspace<S: State, const N: usize> {
     rates: [DerivativeOf<S>; N],
     probe: S,
     sum: DerivativeOf<S>,
     error: DerivativeOf<S>,
+    /// [`EmbeddedPair::attempt_stages`].
+    attempt_stages: usize,
+    /// [`EmbeddedPair::end_stage`].
+    end_stage: usize,
 }
 
 impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
     type Workspace = PairWorkspace<S, N>;
 
+    #[inline(always)]
     fn workspace(&self, state: &S) -> PairWorkspace<S, N> {
         let zero = state.zero_rate();
         PairWorkspace {
@@ -24,13 +29,17 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             probe: state.clone(),
             sum: zero.clone(),
             error: zero,
+            attempt_stages: self.attempt_stages(),
+            end_stage: self.end_stage(),
         }
     }
 
+    #[inline(always)]
     fn error_order(&self) -> u32 {
         self.tableau.order.min(self.embedded_order)
     }
 
+    #[inline(always)]
     fn begin<F: Forces<S> + ?Sized>(
         &self,
         workspace: &mut PairWorkspace<S, N>,
@@ -43,10 +52,12 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         statistics.evaluations += 1;
     }
 
+    #[inline(always)]
     fn start_rate<'w>(&self, workspace: &'w PairWorkspace<S, N>) -> &'w DerivativeOf<S> {
         &workspace.rates[0]
     }
 
+    #[inline(always)]
     fn attempt<F: Forces<S> + ?Sized>(
         &self,
         workspace: &mut PairWorkspace<S, N>,
@@ -63,8 +74,10 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             probe,
             sum,
             error,
+            attempt_stages: stages,
+            ..
         } = workspace;
-        let stages = self.attempt_stages();
+        let stages = *stages;
         // The first stage is the start rate, from `begin` or the last step.
         self.tableau.stages(
             rates,
@@ -103,6 +116,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         }
     }
 
+    #[inline(always)]
     fn accept<F: Forces<S> + ?Sized>(
         &self,
         workspace: &mut PairWorkspace<S, N>,
@@ -114,8 +128,8 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         dense: bool,
         statistics: &mut Statistics,
     ) {
-        let last = self.end_stage();
-        if last >= self.attempt_stages() {
+        let last = workspace.end_stage;
+        if last >= workspace.attempt_stages {
             end.derivative_into(forces, t + h, &mut workspace.rates[last]);
             statistics.evaluations += 1;
         }
@@ -137,6 +151,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         }
     }
 
+    #[inline(always)]
     fn dense(
         &self,
         workspace: &mut PairWorkspace<S, N>,
@@ -151,8 +166,9 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         out.advance(direction, h * S::Scalar::from_f64(factor));
     }
 
+    #[inline(always)]
     fn step_on(&self, workspace: &mut PairWorkspace<S, N>) {
-        workspace.rates.swap(0, self.end_stage());
+        workspace.rates.swap(0, workspace.end_stage);
     }
 }
 
@@ -167,18 +183,22 @@ macro_rules! adaptive_pair {
         impl<S: $crate::State> $crate::adaptive::AdaptiveMethod<S> for $method {
             type Workspace = $crate::adaptive::PairWorkspace<S, $stages>;
 
+            #[inline(always)]
             fn workspace(&self, state: &S) -> Self::Workspace {
                 (&Self::PAIR).workspace(state)
             }
 
+            #[inline(always)]
             fn error_order(&self) -> u32 {
                 AdaptiveMethod::<S>::error_order(&&Self::PAIR)
             }
 
+            #[inline(always)]
             fn controller(&self) -> $crate::adaptive::Controller {
                 $controller
             }
 
+            #[inline(always)]
             fn begin<F: $crate::Forces<S> + ?Sized>(
                 &self,
                 workspace: &mut Self::Workspace,
@@ -190,6 +210,7 @@ macro_rules! adaptive_pair {
                 (&Self::PAIR).begin(workspace, state, forces, t, statistics)
             }
 
+            #[inline(always)]
             fn start_rate<'w>(
                 &self,
                 workspace: &'w Self::Workspace,
@@ -197,6 +218,7 @@ macro_rules! adaptive_pair {
                 (&Self::PAIR).start_rate(workspace)
             }
 
+            #[inline(always)]
             fn attempt<F: $crate::Forces<S> + ?Sized>(
                 &self,
                 workspace: &mut Self::Workspace,
@@ -211,6 +233,7 @@ macro_rules! adaptive_pair {
                 (&Self::PAIR).attempt(workspace, state, forces, t, h, norm, end, statistics)
             }
 
+            #[inline(always)]
             fn accept<F: $crate::Forces<S> + ?Sized>(
                 &self,
                 workspace: &mut Self::Workspace,
@@ -225,6 +248,7 @@ macro_rules! adaptive_pair {
                 (&Self::PAIR).accept(workspace, start, end, forces, t, h, dense, statistics)
             }
 
+            #[inline(always)]
             fn dense(
                 &self,
                 workspace: &mut Self::Workspace,
@@ -236,6 +260,7 @@ macro_rules! adaptive_pair {
                 (&Self::PAIR).dense(workspace, start, h, theta, out)
             }
 
+            #[inline(always)]
             fn step_on(&self, workspace: &mut Self::Workspace) {
                 AdaptiveMethod::<S>::step_on(&&Self::PAIR, workspace)
             }

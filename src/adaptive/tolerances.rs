@@ -42,6 +42,7 @@ enum Values {
 }
 
 impl Values {
+    #[inline]
     fn at(&self, i: usize) -> f64 {
         let _ = i; // unused when only scalars exist (no `alloc`)
         match self {
@@ -95,6 +96,7 @@ impl Tolerances {
     /// # Panics
     ///
     /// If the tolerances are per component and `i` is beyond them.
+    #[inline]
     pub fn relative(&self, i: usize) -> f64 {
         self.relative.at(i)
     }
@@ -104,6 +106,7 @@ impl Tolerances {
     /// # Panics
     ///
     /// If the tolerances are per component and `i` is beyond them.
+    #[inline]
     pub fn absolute(&self, i: usize) -> f64 {
         self.absolute.at(i)
     }
@@ -167,14 +170,32 @@ impl<'a, S: State> ErrorNorm<'a, S> {
     /// The norm of `error · factor` for the step last [`measure`](ErrorNorm::measure)d:
     /// `√((1/n) Σᵢ (factor · eᵢ / scaleᵢ)²)`, where `scaleᵢ = atolᵢ + rtolᵢ · max(|y₀ᵢ|,
     /// |y₁ᵢ|)`. Infinite or `NaN` when the error is.
+    #[inline]
     pub fn norm(&self, error: &DerivativeOf<S>, factor: f64) -> f64 {
         let n = error.dim();
-        let mut sum = 0.0;
-        for i in 0..n {
-            let scaled = error.component(i).to_f64() * factor / self.scale(i);
-            sum += scaled * scaled;
-        }
+        let term = |i: usize, scale: f64| {
+            let scaled = error.component(i).to_f64() * factor / scale;
+            scaled * scaled
+        };
+        // The common case, one tolerance pair for all coordinates, in a loop of its own:
+        // the norm runs once or twice per step, over every coordinate.
+        let sum: f64 = match (&self.tolerances.relative, &self.tolerances.absolute) {
+            (Values::Scalar(relative), Values::Scalar(absolute)) if self.has_coordinates => (0..n)
+                .map(|i| term(i, absolute + relative * self.size(i)))
+                .sum(),
+            (Values::Scalar(_), Values::Scalar(absolute)) => {
+                (0..n).map(|i| term(i, *absolute)).sum()
+            }
+            _ => (0..n).map(|i| term(i, self.scale(i))).sum(),
+        };
         (sum / n.max(1) as f64).sqrt()
+    }
+
+    /// `max(|y₀ᵢ|, |y₁ᵢ|)`, for a step whose ends have coordinates.
+    #[inline(always)]
+    fn size(&self, i: usize) -> f64 {
+        let (a, b) = (self.start.component(i), self.end.component(i));
+        a.abs().max(b.abs()).to_f64()
     }
 
     /// The norm of the start's coordinates themselves (0 for a state without them).
@@ -192,10 +213,10 @@ impl<'a, S: State> ErrorNorm<'a, S> {
     }
 
     /// `atolᵢ + rtolᵢ · max(|y₀ᵢ|, |y₁ᵢ|)`.
+    #[inline]
     pub fn scale(&self, i: usize) -> f64 {
         let size = if self.has_coordinates {
-            let (a, b) = (self.start.component(i), self.end.component(i));
-            a.abs().max(b.abs()).to_f64()
+            self.size(i)
         } else {
             0.0
         };
