@@ -498,9 +498,9 @@ pub use error::{MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dopri5,
-    EmbeddedPair, ExplicitEuler, ExponentialEuler, ImprovedEuler, Integrator, Leapfrog, Memoryless,
+    EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator, Leapfrog, Memoryless,
     Method, MethodKind, Midpoint, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector,
-    Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Tsit5,
+    Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5,
     Verlet, WithJacobian, WithLinearPart,
 };
 pub use linalg::{Jacobian, Structure};
@@ -512,7 +512,7 @@ pub use linalg::{Jacobian, Structure};
 /// [`Scheme::workspace`] and opaque otherwise.
 pub mod workspace {
     pub use crate::integrators::{
-        AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
+        AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace, ImplicitWorkspace,
         CompositionWorkspace, ExponentialEulerWorkspace, MethodWorkspace, PositionVerletWorkspace,
         RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
     };
