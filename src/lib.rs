@@ -499,7 +499,7 @@ pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dopri5,
     EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator, Leapfrog, Memoryless,
-    Method, MethodKind, Midpoint, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector,
+    Method, MethodKind, Midpoint, Newmark, NewmarkError, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector,
     Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5,
     Verlet, WithJacobian, WithLinearPart,
 };

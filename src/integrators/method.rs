@@ -3,7 +3,7 @@
 use super::{Properties, Scheme, Stepper};
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
-    ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
+    ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, Newmark, PositionVerlet,
     PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Trapezoid, Tsit5, Verlet,
 };
 use core::fmt;
@@ -41,6 +41,7 @@ use core::str::FromStr;
 /// | `kahan-li8` | [`Composition::KAHAN_LI8`] |
 /// | `trapezoid` | [`Trapezoid`] with its default settings |
 /// | `implicit-midpoint` | [`ImplicitMidpoint`] with its default settings |
+/// | `newmark` | [`Newmark::new`] (average acceleration) |
 ///
 /// # Example
 ///
@@ -54,7 +55,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 24);
+/// assert_eq!(MethodKind::NAMES.len(), 25);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -168,6 +169,7 @@ methods! {
     KahanLi8(Composition) = "kahan-li8", Composition::KAHAN_LI8;
     Trapezoid(Trapezoid) = "trapezoid", Trapezoid::new();
     ImplicitMidpoint(ImplicitMidpoint) = "implicit-midpoint", ImplicitMidpoint::new();
+    Newmark(Newmark) = "newmark", Newmark::new();
 }
 
 impl MethodKind {
@@ -277,7 +279,7 @@ impl core::error::Error for ParseMethodError {}
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::MethodKind;
-    use crate::{BackwardEuler, ImplicitMidpoint, Trapezoid};
+    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Trapezoid};
     use core::fmt;
     use serde::de::{self, MapAccess, Visitor};
     use serde::ser::SerializeMap;
@@ -301,6 +303,9 @@ mod serde_impl {
                     with_settings(serializer, self.name(), settings)
                 }
                 MethodKind::ImplicitMidpoint(settings) if *settings != ImplicitMidpoint::new() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Newmark(settings) if *settings != Newmark::new() => {
                     with_settings(serializer, self.name(), settings)
                 }
                 _ => serializer.serialize_str(self.name()),
@@ -339,6 +344,7 @@ mod serde_impl {
                 }
                 MethodKind::Trapezoid(_) => MethodKind::Trapezoid(map.next_value()?),
                 MethodKind::ImplicitMidpoint(_) => MethodKind::ImplicitMidpoint(map.next_value()?),
+                MethodKind::Newmark(_) => MethodKind::Newmark(map.next_value()?),
                 other => {
                     map.next_value::<de::IgnoredAny>()?;
                     other

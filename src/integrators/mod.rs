@@ -16,8 +16,8 @@ pub use explicit_rk::{
 pub(crate) use explicit_rk::{Stages, combination};
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
-    BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Trapezoid,
-    WithJacobian,
+    BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Newmark,
+    NewmarkError, Trapezoid, WithJacobian,
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};

@@ -5,6 +5,7 @@
 
 mod backward_euler;
 mod implicit_midpoint;
+mod newmark;
 mod newton;
 mod settings;
 mod trapezoid;
@@ -12,6 +13,7 @@ mod with_jacobian;
 
 pub use backward_euler::{BackwardEuler, BackwardEulerWorkspace};
 pub use implicit_midpoint::ImplicitMidpoint;
+pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;

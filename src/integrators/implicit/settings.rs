@@ -55,7 +55,10 @@ macro_rules! newton_builders {
             #[must_use]
             pub fn with_max_iterations(self, max_iterations: usize) -> Self {
                 assert!(
-                    max_iterations > 0,
+                    $crate::integrators::implicit::newton::Settings::check_max_iterations(
+                        max_iterations
+                    )
+                    .is_ok(),
                     concat!(stringify!($method), " needs at least one Newton iteration")
                 );
                 let mut method = self;
@@ -180,11 +183,6 @@ impl InvalidSettings {
             max_iterations,
             structure,
         })
-    }
-
-    /// A refusal of something other than the Newton settings (Newmark's parameters).
-    pub(crate) fn new(method: &'static str, why: &'static str) -> Self {
-        InvalidSettings { method, why }
     }
 }
 
