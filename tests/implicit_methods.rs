@@ -328,3 +328,34 @@ fn crank_nicolson_decays_the_heat_equations_mode_by_its_discrete_factor() {
     // Second order in time: within (π² dt)² / 12 · π² t of the exact e^(−π² t).
     assert!((factor - (-pi * pi * 0.1_f64).exp()).abs() < 1e-5);
 }
+
+/// Newmark's order, measured on the damped spring (k = 10, b = 1, 5 s) against the closed
+/// form: 2 for linear acceleration (`γ = ½`), 1 with numerical damping (`γ = 0.6`).
+#[test]
+fn newmark_orders_follow_gamma() {
+    use timestep::analytic::DampedOscillator;
+    let (k, b) = (10.0, 1.0);
+    let exact = DampedOscillator::new(1.0, k, b, 1.0, 0.0);
+    let forces = move |p: &Particle<f64>, _t: f64| -k * p.position() - b * p.velocity();
+    let error = |method: Newmark, dt: f64| {
+        let mut p = Particle::new(1.0, 1.0, 0.0);
+        let steps = (5.0 / dt).round() as usize;
+        let mut largest = 0.0_f64;
+        for i in 0..steps {
+            method.clone().step(&mut p, &forces, i as f64 * dt, dt).unwrap();
+            let t = (i + 1) as f64 * dt;
+            largest = largest.max((p.position() - exact.position(t)).abs());
+        }
+        largest
+    };
+    for (method, theory) in [
+        (Newmark::linear_acceleration(), 2.0),
+        (Newmark::with_parameters(0.3025, 0.6), 1.0),
+    ] {
+        let (coarse, fine) = (error(method, 0.004), error(method, 0.0005));
+        let order = (coarse / fine).ln() / 8f64.ln();
+        println!("newmark β = {}, γ = {}: order {order:.4}", method.beta(), method.gamma());
+        assert!((order - theory).abs() < 0.15, "measured {order}, theory {theory}");
+        assert_eq!(f64::from(method.properties().order), theory);
+    }
+}
