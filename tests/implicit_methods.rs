@@ -146,7 +146,10 @@ fn linear_acceleration_is_stable_up_to_two_root_three() {
     assert!(above > 1.0 + 1e-4, "above: ρ = {above}");
     for theta in [0.5, 3.0, 10.0, 1000.0] {
         let rho = spectral_radius(&Newmark::new(), theta);
-        assert!((rho - 1.0).abs() < 1e-12, "average acceleration at {theta}: {rho}");
+        assert!(
+            (rho - 1.0).abs() < 1e-12,
+            "average acceleration at {theta}: {rho}"
+        );
     }
 
     // As runs at ω dt 1% either side. Below, the energy is not kept exactly but
@@ -158,7 +161,10 @@ fn linear_acceleration_is_stable_up_to_two_root_three() {
         let mut particle = Particle::new(1.0, 1.0, 0.0);
         (0..steps)
             .map(|i| {
-                linear.clone().step(&mut particle, &spring, i as f64 * theta, theta).unwrap();
+                linear
+                    .clone()
+                    .step(&mut particle, &spring, i as f64 * theta, theta)
+                    .unwrap();
                 energy(&particle, 1.0) / 0.5
             })
             .collect()
@@ -172,7 +178,10 @@ fn linear_acceleration_is_stable_up_to_two_root_three() {
     println!(
         "linear acceleration at 0.99 · 2√3: energy band {early:.4} then {late:.4}; at 1.01 · 2√3: ρ = {rho:.5}, measured growth {growth:.5} per step"
     );
-    assert!(late < 1.0 && late <= early * (1.0 + 1e-9), "below: band {early} then {late}");
+    assert!(
+        late < 1.0 && late <= early * (1.0 + 1e-9),
+        "below: band {early} then {late}"
+    );
     assert_relative_eq!(growth, rho, max_relative = 1e-6);
     assert!(rho > 1.17);
 }
@@ -214,7 +223,9 @@ fn newmark_on_a_first_order_system_is_the_theta_method() {
         Newmark::with_parameters(0.3, 1.0)
             .step(&mut c, &rotation, t, 0.1)
             .unwrap();
-        BackwardEuler::new().step(&mut d, &rotation, t, 0.1).unwrap();
+        BackwardEuler::new()
+            .step(&mut d, &rotation, t, 0.1)
+            .unwrap();
     }
     for i in 0..2 {
         assert_relative_eq!(a[i], b[i], epsilon = 1e-12);
@@ -241,7 +252,11 @@ fn newmark_refuses_parameters_out_of_range() {
     ] {
         let error = Newmark::try_with_parameters(beta, gamma).unwrap_err();
         assert!(error.beta.to_bits() == beta.to_bits() && error.gamma.to_bits() == gamma.to_bits());
-        assert!(error.to_string().contains("β must lie in [0, 1] and γ in (0, 1]"));
+        assert!(
+            error
+                .to_string()
+                .contains("β must lie in [0, 1] and γ in (0, 1]")
+        );
     }
     for (beta, gamma) in [(0.0, 0.5), (1.0, 1.0), (0.25, 0.5), (1e-300, 1e-300)] {
         assert!(Newmark::try_with_parameters(beta, gamma).is_ok());
@@ -291,10 +306,34 @@ fn analytic_jacobians_give_exact_newton_matrices() {
         assert_relative_eq!(a.position(), b.position(), epsilon = 1e-12);
         assert_relative_eq!(a.velocity(), b.velocity(), epsilon = 1e-12);
     }
-    compare(Trapezoid::new(), &analytic, &plain, &evaluations, "trapezoid");
-    compare(ImplicitMidpoint::new(), &analytic, &plain, &evaluations, "midpoint");
-    compare(Newmark::linear_acceleration(), &analytic, &plain, &evaluations, "newmark");
-    compare(Newmark::with_parameters(0.3025, 0.6), &analytic, &plain, &evaluations, "newmark damped");
+    compare(
+        Trapezoid::new(),
+        &analytic,
+        &plain,
+        &evaluations,
+        "trapezoid",
+    );
+    compare(
+        ImplicitMidpoint::new(),
+        &analytic,
+        &plain,
+        &evaluations,
+        "midpoint",
+    );
+    compare(
+        Newmark::linear_acceleration(),
+        &analytic,
+        &plain,
+        &evaluations,
+        "newmark",
+    );
+    compare(
+        Newmark::with_parameters(0.3025, 0.6),
+        &analytic,
+        &plain,
+        &evaluations,
+        "newmark damped",
+    );
 }
 
 /// Crank–Nicolson on the heat equation with a tridiagonal Jacobian: the slowest mode of
@@ -342,7 +381,10 @@ fn newmark_orders_follow_gamma() {
         let steps = (5.0 / dt).round() as usize;
         let mut largest = 0.0_f64;
         for i in 0..steps {
-            method.clone().step(&mut p, &forces, i as f64 * dt, dt).unwrap();
+            method
+                .clone()
+                .step(&mut p, &forces, i as f64 * dt, dt)
+                .unwrap();
             let t = (i + 1) as f64 * dt;
             largest = largest.max((p.position() - exact.position(t)).abs());
         }
@@ -354,8 +396,15 @@ fn newmark_orders_follow_gamma() {
     ] {
         let (coarse, fine) = (error(method, 0.004), error(method, 0.0005));
         let order = (coarse / fine).ln() / 8f64.ln();
-        println!("newmark β = {}, γ = {}: order {order:.4}", method.beta(), method.gamma());
-        assert!((order - theory).abs() < 0.15, "measured {order}, theory {theory}");
+        println!(
+            "newmark β = {}, γ = {}: order {order:.4}",
+            method.beta(),
+            method.gamma()
+        );
+        assert!(
+            (order - theory).abs() < 0.15,
+            "measured {order}, theory {theory}"
+        );
         assert_eq!(f64::from(method.properties().order), theory);
     }
 }

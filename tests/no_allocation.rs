@@ -23,8 +23,8 @@ use timestep::{
     Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
 };
 use timestep::{
-    ImplicitMidpoint, InPlace, MethodKind, Newmark, Particles, Scheme, Stepper, Structure, Trapezoid,
-    Vector,
+    ImplicitMidpoint, InPlace, MethodKind, Newmark, Particles, Scheme, Stepper, Structure,
+    Trapezoid, Vector,
 };
 
 thread_local! {

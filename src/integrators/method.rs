@@ -3,8 +3,9 @@
 use super::{Properties, Scheme, Stepper};
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
-    ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, Newmark, PositionVerlet,
-    PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Trapezoid, Tsit5, Verlet,
+    ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, Newmark,
+    PositionVerlet, PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Trapezoid, Tsit5,
+    Verlet,
 };
 use core::fmt;
 use core::str::FromStr;

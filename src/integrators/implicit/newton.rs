@@ -314,7 +314,8 @@ impl<'w, S: State> Newton<'w, S> {
             self.nudged.velocity.set_zero();
             self.nudged.force.assign(&self.rate.force);
             state.probe_into(self.nudged, dt, self.stage_state);
-            self.stage_state.velocity_into(&mut self.stage_rate.velocity);
+            self.stage_state
+                .velocity_into(&mut self.stage_rate.velocity);
             explicit
                 .velocity
                 .add_scaled_assign(&self.stage_rate.velocity, self.start_kick);
@@ -367,8 +368,10 @@ impl<'w, S: State> Newton<'w, S> {
         self.matrix.clear();
         if forces.jacobian(self.stage_state, stage_time, &mut self.matrix.as_jacobian()) {
             let split = self.rate.velocity.dim();
-            let (velocity_factor, force_factor) =
-                (stage_dt * self.velocity_weight, stage_dt * self.force_weight);
+            let (velocity_factor, force_factor) = (
+                stage_dt * self.velocity_weight,
+                stage_dt * self.force_weight,
+            );
             self.matrix.make_newton_matrix(|i| {
                 if i < split {
                     velocity_factor

@@ -124,7 +124,10 @@ macro_rules! newton_serde {
             }
 
             impl serde::Serialize for $method {
-                fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                fn serialize<S: serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> Result<S::Ok, S::Error> {
                     Saved {
                         tolerance: self.newton.tolerance,
                         max_iterations: self.newton.max_iterations,
@@ -135,7 +138,9 @@ macro_rules! newton_serde {
             }
 
             impl<'de> serde::Deserialize<'de> for $method {
-                fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                fn deserialize<D: serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> Result<Self, D::Error> {
                     let saved = Saved::deserialize(deserializer)?;
                     let newton = InvalidSettings::check(
                         $serde_name,
