@@ -12,8 +12,8 @@ use crate::{Forces, State, StepError};
 /// Each step solves for the end-of-step derivative `D` with Newton's method on
 /// `r(D) = D − f(t + dt, y + D dt) = 0`, starting from the derivative at the start of the
 /// step. The Jacobian `I − dt ∂f/∂y` comes from the forces when they give one
-/// ([`Forces::jacobian`], or [`WithJacobian`] for a closure), and otherwise from forward
-/// differences: one force evaluation per coordinate, or, for a [banded](Structure::Banded)
+/// ([`Forces::jacobian`], or [`WithJacobian`](crate::WithJacobian) for a closure), and otherwise from forward
+/// differences: one force evaluation per coordinate, or, for a [banded](crate::Structure::Banded)
 /// Jacobian ([`with_structure`](BackwardEuler::with_structure)), one per diagonal of the
 /// band, whatever the size (a tridiagonal system costs 3). Each difference step is
 /// `√ε` times the size of what it perturbs: the coordinate of the end-of-step state, so a
