@@ -37,9 +37,8 @@ use core::fmt;
 /// - **Order** 2 when `γ = ½`, 1 otherwise.
 /// - **Stability** on an undamped oscillator: unconditional for `2β ≥ γ ≥ ½`; with `γ = ½`
 ///   and `β < ¼`, up to `ω dt = 1/√(γ/2 − β)` (`2√3` for linear acceleration, 2 for the
-///   central difference). With `γ > ½` the method damps, more at higher
-///   frequencies; with `γ < ½` it gains energy at every step (allowed, documented, rarely
-///   wanted). Average acceleration keeps a linear oscillator's energy exactly: on the
+///   central difference). With `γ > ½` the method damps, more at higher frequencies
+///   (`γ < ½` would gain energy at every step for every `dt`, and is refused). Average acceleration keeps a linear oscillator's energy exactly: on the
 ///   particle's `(x, p)` it is the [`Trapezoid`](crate::Trapezoid) rule.
 /// - **Cost**: one force evaluation at the start, then per Newton iteration one, plus with
 ///   finite differences one per coordinate (or per diagonal of a band).
@@ -127,11 +126,12 @@ impl Newmark {
     /// The member with parameters `beta` and `gamma`, and the default Newton settings.
     ///
     /// `gamma` is the weight of the end-of-step acceleration in the velocity update and
-    /// must lie in `(0, 1]`; `beta`, half its weight in the position update, in `[0, 1]`
-    /// (which takes in `(γ + ½)²/4`, the most damping choice for any `γ`). Outside those
-    /// ranges the step would extrapolate the accelerations instead of blending them.
-    /// `γ = 0` is refused because the velocity would never see the end of the step; `β = 0`
-    /// is allowed (explicit positions: the central difference method).
+    /// must lie in `[½, 1]`: below `½` every member gains energy at every step, whatever
+    /// `dt` (negative numerical damping), and above 1 the step would extrapolate the
+    /// accelerations instead of blending them. `beta`, half that weight in the position
+    /// update, must lie in `[0, 1]`, which takes in `(γ + ½)²/4`, the most damping choice
+    /// for any `γ`; `β = 0` gives explicit positions (the central difference method).
+    /// Tiny values are as good as zero; there is no other special case.
     ///
     /// # Panics
     ///
@@ -160,13 +160,13 @@ impl Newmark {
     /// # Errors
     ///
     /// [`NewmarkError`], carrying the values given, unless `0 ≤ beta ≤ 1` and
-    /// `0 < gamma ≤ 1`.
+    /// `½ ≤ gamma ≤ 1`.
     ///
     /// ```
     /// use timestep::Newmark;
     ///
     /// assert!(Newmark::try_with_parameters(0.25, 0.5).is_ok());
-    /// for (beta, gamma) in [(0.25, 0.0), (-0.1, 0.5), (0.25, 1.5), (f64::NAN, 0.5), (0.25, f64::INFINITY)] {
+    /// for (beta, gamma) in [(0.25, 0.4), (-0.1, 0.5), (0.25, 1.5), (f64::NAN, 0.5), (0.25, f64::INFINITY)] {
     ///     let error = Newmark::try_with_parameters(beta, gamma).unwrap_err();
     ///     assert!(error.to_string().starts_with("Newmark parameters out of range"));
     /// }
@@ -174,7 +174,7 @@ impl Newmark {
     pub fn try_with_parameters(beta: f64, gamma: f64) -> Result<Self, NewmarkError> {
         // Written so that NaN fails every comparison and is refused.
         let beta_ok = (0.0..=1.0).contains(&beta);
-        let gamma_ok = gamma > 0.0 && gamma <= 1.0;
+        let gamma_ok = (0.5..=1.0).contains(&gamma);
         if beta_ok && gamma_ok {
             Ok(Newmark {
                 beta,
@@ -244,7 +244,7 @@ impl Scheme for Newmark {
 
 impl Memoryless for Newmark {}
 
-/// Newmark parameters out of range: `β` must lie in `[0, 1]` and `γ` in `(0, 1]`, both
+/// Newmark parameters out of range: `β` must lie in `[0, 1]` and `γ` in `[½, 1]`, both
 /// finite. Carries the values given.
 ///
 /// ```
@@ -265,7 +265,7 @@ impl fmt::Display for NewmarkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Newmark parameters out of range (β = {}, γ = {}): β must lie in [0, 1] and γ in (0, 1]",
+            "Newmark parameters out of range (β = {}, γ = {}): β must lie in [0, 1] and γ in [0.5, 1]",
             self.beta, self.gamma
         )
     }
