@@ -32,7 +32,8 @@
 //! even for the softest spring, `inf` stable for any spring. Theory: `ω dt ≤ 2`
 //! (k ≤ 4/dt² = 40000) for semi-implicit Euler and both Verlets, `ω dt ≤ 2√2`
 //! (k ≤ 80000) for RK4, never for explicit Euler, midpoint and improved Euler, always for
-//! backward Euler; `ω dt ≤ 1` (k ≤ 10000) for the lecture's predictor–corrector; for the
+//! backward Euler, the trapezoidal and implicit midpoint rules and Newmark's average
+//! acceleration (`newmark`; its linear acceleration member would be `ω dt ≤ 2√3`); `ω dt ≤ 1` (k ≤ 10000) for the lecture's predictor–corrector; for the
 //! compositions, whatever their coefficients give (measured here).
 //!
 //! It takes no flags: `--help` prints what it does, and any other argument is refused

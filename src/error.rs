@@ -55,7 +55,7 @@ pub enum StepError {
         /// `ω · dt`, in radians).
         value: f64,
     },
-    /// Backward Euler's Newton iteration did not reach its tolerance.
+    /// An implicit method's Newton iteration did not reach its tolerance.
     NotConverged {
         /// Iterations made.
         iterations: usize,
@@ -67,7 +67,7 @@ pub enum StepError {
     /// An implicit method's Jacobian (given by the forces or estimated) has an infinite or
     /// `NaN` entry.
     NonFiniteJacobian,
-    /// Backward Euler's Newton iteration met an infinite or `NaN` residual.
+    /// An implicit method's Newton iteration met an infinite or `NaN` residual.
     NonFiniteResidual,
     /// An implicit step so long that rounding of the end-of-step state decides the answer:
     /// what rounding alone could change exceeds the size of the whole state.
@@ -122,15 +122,15 @@ impl fmt::Display for StepError {
                 correction,
             } => write!(
                 f,
-                "backward Euler did not converge in {iterations} Newton iterations (last relative correction {correction:e}); try a smaller dt or a looser tolerance"
+                "the implicit solve did not converge in {iterations} Newton iterations (last relative correction {correction:e}); try a smaller dt or a looser tolerance"
             ),
             StepError::SingularJacobian => write!(
                 f,
-                "backward Euler met a singular or non-finite Jacobian in its Newton solve (a Jacobian with infinite or NaN entries, from the forces' own `jacobian` or from finite differences, is reported here too)"
+                "the implicit solve met a singular or non-finite Jacobian in its Newton solve (a Jacobian with infinite or NaN entries, from the forces' own `jacobian` or from finite differences, is reported here too)"
             ),
             StepError::NonFiniteResidual => write!(
                 f,
-                "backward Euler met a non-finite residual: the forces returned infinity or NaN"
+                "the implicit solve met a non-finite residual: the forces returned infinity or NaN"
             ),
             StepError::NonFiniteJacobian => write!(
                 f,

@@ -45,6 +45,8 @@ fn stability_function(name: &str, z: f64) -> Option<f64> {
         "predictor-corrector" => 1.0 + z + z * z,
         "rk4" => 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0 + z.powi(4) / 24.0,
         "backward-euler" => 1.0 / (1.0 - z),
+        // Newmark on a first-order system is the θ-method with θ = γ = ½ (its docs).
+        "trapezoid" | "implicit-midpoint" | "newmark" => (1.0 + z / 2.0) / (1.0 - z / 2.0),
         "bs3" => 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0,
         // Six stages of order five: the degree-six term is each pair's own (600 for
         // Dormand–Prince, from its tableau; Tsitouras' from its).

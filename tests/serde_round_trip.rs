@@ -468,3 +468,54 @@ fn rigid_settings_round_trip() {
         r#""exponential""#
     );
 }
+
+/// The other implicit methods save their Newton settings as backward Euler does, and
+/// Newmark its parameters too; what the constructors refuse does not load.
+#[test]
+fn implicit_method_settings_round_trip_and_are_checked() {
+    let trapezoid = timestep::Trapezoid::new().with_tolerance(1e-10);
+    assert_eq!(round_trip(&trapezoid), trapezoid);
+    assert_eq!(
+        serde_json::to_string(&trapezoid).unwrap(),
+        r#"{"tolerance":1e-10,"max_iterations":20,"structure":"dense"}"#
+    );
+    let midpoint = timestep::ImplicitMidpoint::new().with_max_iterations(4);
+    assert_eq!(round_trip(&midpoint), midpoint);
+    let newmark = timestep::Newmark::linear_acceleration()
+        .with_structure(Structure::Banded { lower: 1, upper: 1 });
+    assert_eq!(round_trip(&newmark), newmark);
+    let json = serde_json::to_string(&timestep::Newmark::new()).unwrap();
+    assert_eq!(
+        json,
+        r#"{"beta":0.25,"gamma":0.5,"tolerance":null,"max_iterations":20,"structure":"dense"}"#
+    );
+    for bad in [
+        r#"{"beta":0.25,"gamma":0.0,"tolerance":null,"max_iterations":20}"#,
+        r#"{"beta":-0.1,"gamma":0.5,"tolerance":null,"max_iterations":20}"#,
+        r#"{"beta":0.25,"gamma":0.5,"tolerance":-1.0,"max_iterations":20}"#,
+        r#"{"beta":0.25,"gamma":0.5,"tolerance":null,"max_iterations":0}"#,
+        r#"{"beta":0.25,"gamma":0.5,"tolerance":null,"max_iterations":20,"alpha":0.1}"#,
+    ] {
+        assert!(
+            serde_json::from_str::<timestep::Newmark>(bad).is_err(),
+            "{bad}"
+        );
+    }
+    assert!(
+        serde_json::from_str::<timestep::Trapezoid>(r#"{"tolerance":0.0,"max_iterations":3}"#)
+            .is_err()
+    );
+
+    // As a `MethodKind`: the name alone at the defaults, a map otherwise.
+    let linear = MethodKind::Newmark(timestep::Newmark::linear_acceleration());
+    let json = serde_json::to_string(&linear).unwrap();
+    assert!(
+        json.starts_with(r#"{"newmark":{"beta":0.16666666666666666"#),
+        "{json}"
+    );
+    assert_eq!(round_trip(&linear), linear);
+    for name in ["trapezoid", "implicit-midpoint", "newmark"] {
+        let kind: MethodKind = name.parse().unwrap();
+        assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
+    }
+}

@@ -3,8 +3,9 @@
 use super::{Properties, Scheme, Stepper};
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dop853, Dopri5, ExplicitEuler,
-    ExponentialEuler, Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
-    PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
+    ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, Newmark,
+    PositionVerlet, PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Trapezoid, Tsit5,
+    Verlet,
 };
 use core::fmt;
 use core::str::FromStr;
@@ -40,6 +41,9 @@ use core::str::FromStr;
 /// | `yoshida8` | [`Composition::YOSHIDA8`] |
 /// | `blanes-moan4` | [`Composition::BLANES_MOAN4`] |
 /// | `kahan-li8` | [`Composition::KAHAN_LI8`] |
+/// | `trapezoid` | [`Trapezoid`] with its default settings |
+/// | `implicit-midpoint` | [`ImplicitMidpoint`] with its default settings |
+/// | `newmark` | [`Newmark::new`] (average acceleration) |
 ///
 /// # Example
 ///
@@ -53,7 +57,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 23);
+/// assert_eq!(MethodKind::NAMES.len(), 26);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -166,6 +170,9 @@ methods! {
     Yoshida8(Composition) = "yoshida8", Composition::YOSHIDA8;
     BlanesMoan4(Composition) = "blanes-moan4", Composition::BLANES_MOAN4;
     KahanLi8(Composition) = "kahan-li8", Composition::KAHAN_LI8;
+    Trapezoid(Trapezoid) = "trapezoid", Trapezoid::new();
+    ImplicitMidpoint(ImplicitMidpoint) = "implicit-midpoint", ImplicitMidpoint::new();
+    Newmark(Newmark) = "newmark", Newmark::new();
 }
 
 impl MethodKind {
@@ -268,24 +275,41 @@ impl fmt::Display for ParseMethodError {
 
 impl core::error::Error for ParseMethodError {}
 
-/// A method is saved as its name, `"rk4"`; one with settings other than its defaults (a
-/// backward Euler with its own tolerance) as a map from its name to its settings,
-/// `{"backward-euler": {"tolerance": 1e-12, …}}`. Both forms load.
+/// A method is saved as its name, `"rk4"`; one with settings other than its defaults (an
+/// implicit method with its own tolerance, a Newmark with other parameters) as a map from
+/// its name to its settings, `{"backward-euler": {"tolerance": 1e-12, …}}`. Both forms
+/// load.
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::MethodKind;
-    use crate::BackwardEuler;
+    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Trapezoid};
     use core::fmt;
     use serde::de::{self, MapAccess, Visitor};
     use serde::ser::SerializeMap;
 
     impl serde::Serialize for MethodKind {
         fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            fn with_settings<S: serde::Serializer, T: serde::Serialize>(
+                serializer: S,
+                name: &str,
+                settings: &T,
+            ) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry(name, settings)?;
+                map.end()
+            }
             match self {
                 MethodKind::BackwardEuler(settings) if *settings != BackwardEuler::new() => {
-                    let mut map = serializer.serialize_map(Some(1))?;
-                    map.serialize_entry(self.name(), settings)?;
-                    map.end()
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Trapezoid(settings) if *settings != Trapezoid::new() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::ImplicitMidpoint(settings) if *settings != ImplicitMidpoint::new() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Newmark(settings) if *settings != Newmark::new() => {
+                    with_settings(serializer, self.name(), settings)
                 }
                 _ => serializer.serialize_str(self.name()),
             }
@@ -321,6 +345,9 @@ mod serde_impl {
                 MethodKind::BackwardEuler(_) => {
                     MethodKind::BackwardEuler(map.next_value::<BackwardEuler>()?)
                 }
+                MethodKind::Trapezoid(_) => MethodKind::Trapezoid(map.next_value()?),
+                MethodKind::ImplicitMidpoint(_) => MethodKind::ImplicitMidpoint(map.next_value()?),
+                MethodKind::Newmark(_) => MethodKind::Newmark(map.next_value()?),
                 other => {
                     map.next_value::<de::IgnoredAny>()?;
                     other

@@ -66,15 +66,16 @@ impl<T: Scalar> Matrix<T> {
         Jacobian::over(&mut self.entries, self.dim, self.structure)
     }
 
-    /// Replaces `J` by `I − factor · J`: the Newton matrix of an implicit step.
-    pub(crate) fn make_newton_matrix(&mut self, factor: T) {
+    /// Replaces `J` by `I − D J`, `D = diag(factor(i))`: the Newton matrix of an implicit
+    /// step, each row scaled by how much of its stage's rate the step takes.
+    pub(crate) fn make_newton_matrix(&mut self, factor: impl Fn(usize) -> T) {
         let dim = self.dim;
         let structure = self.structure;
         let mut jacobian = Jacobian::over(&mut self.entries, dim, structure);
         for j in 0..dim {
             for i in structure.rows_of_column(j, dim) {
                 let entry = &mut jacobian[(i, j)];
-                *entry = -factor * *entry;
+                *entry = -factor(i) * *entry;
                 if i == j {
                     *entry = *entry + T::one();
                 }

@@ -1,6 +1,19 @@
 //! Implicit methods: each step solves an equation for the end of the step, with Newton's
-//! method on the crate's [linear algebra](crate::linalg).
+//! method on the crate's [linear algebra](crate::linalg). Every one of them is a one-stage
+//! rule (where its stage sits, how much of the stage's rate it takes) handed to one shared
+//! Newton iteration (`newton.rs`), with one set of settings (`settings.rs`).
 
 mod backward_euler;
+mod implicit_midpoint;
+mod newmark;
+mod newton;
+mod settings;
+mod trapezoid;
+mod with_jacobian;
 
-pub use backward_euler::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
+pub use backward_euler::{BackwardEuler, BackwardEulerWorkspace};
+pub use implicit_midpoint::ImplicitMidpoint;
+pub use newmark::{Newmark, NewmarkError};
+pub use newton::ImplicitWorkspace;
+pub use trapezoid::Trapezoid;
+pub use with_jacobian::WithJacobian;

@@ -1,0 +1,199 @@
+//! The Newton settings every implicit method takes (tolerance, iterations, the Jacobian's
+//! structure), written once: a macro gives each method the same checked builders, getters
+//! and serde form, so that a fix to one is a fix to all.
+
+/// Gives `$method` (a struct with a `newton: Settings` field) the builders `with_tolerance`,
+/// `with_max_iterations` and `with_structure`, their getters and `DEFAULT_MAX_ITERATIONS`.
+macro_rules! newton_builders {
+    ($method:ident) => {
+        impl $method {
+            /// Newton iterations allowed per step by default.
+            pub const DEFAULT_MAX_ITERATIONS: usize =
+                $crate::integrators::implicit::newton::Settings::DEFAULT_MAX_ITERATIONS;
+
+            #[doc = concat!(
+                "The same method with relative Newton tolerance `tolerance` (the default is ",
+                "`ε^(2/3)` of the state's scalar: about `4·10⁻¹¹` in `f64`, `2·10⁻⁵` in `f32`).\n\n",
+                "# Panics\n\n",
+                "If `tolerance` is not finite and positive (zero, negative, infinite or `NaN`).\n\n",
+                "```\n",
+                "use timestep::", stringify!($method), ";\n\n",
+                "let solver = ", stringify!($method), "::new().with_tolerance(1e-12);\n",
+                "assert_eq!(solver.tolerance(), Some(1e-12));\n",
+                "```"
+            )]
+            #[track_caller]
+            #[must_use]
+            pub fn with_tolerance(self, tolerance: f64) -> Self {
+                assert!(
+                    $crate::integrators::implicit::newton::Settings::check_tolerance(tolerance)
+                        .is_ok(),
+                    concat!(
+                        stringify!($method),
+                        " tolerance must be finite and positive, got {:e}"
+                    ),
+                    tolerance
+                );
+                let mut method = self;
+                method.newton.tolerance = Some(tolerance);
+                method
+            }
+
+            #[doc = concat!(
+                "The same method allowing `max_iterations` Newton iterations per step ",
+                "(default [`DEFAULT_MAX_ITERATIONS`](Self::DEFAULT_MAX_ITERATIONS)); a step ",
+                "that needs more returns [`StepError::NotConverged`](crate::StepError::NotConverged).\n\n",
+                "# Panics\n\n",
+                "If `max_iterations` is 0.\n\n",
+                "```\n",
+                "use timestep::", stringify!($method), ";\n\n",
+                "let solver = ", stringify!($method), "::new().with_max_iterations(5);\n",
+                "assert_eq!(solver.max_iterations(), 5);\n",
+                "```"
+            )]
+            #[track_caller]
+            #[must_use]
+            pub fn with_max_iterations(self, max_iterations: usize) -> Self {
+                assert!(
+                    $crate::integrators::implicit::newton::Settings::check_max_iterations(
+                        max_iterations
+                    )
+                    .is_ok(),
+                    concat!(stringify!($method), " needs at least one Newton iteration")
+                );
+                let mut method = self;
+                method.newton.max_iterations = max_iterations;
+                method
+            }
+
+            #[doc = concat!(
+                "The same method, told which entries of the Jacobian can be non-zero. A ",
+                "[banded](crate::Structure::Banded) Jacobian makes each Newton iteration `O(n)` ",
+                "for a chain or a 1-D grid: finite differences take one force evaluation per ",
+                "diagonal, and the LU factorisation works inside the band. A band that covers ",
+                "the whole matrix is solved densely.\n\n",
+                "```\n",
+                "use timestep::{", stringify!($method), ", Structure};\n\n",
+                "let tridiagonal = Structure::Banded { lower: 1, upper: 1 };\n",
+                "let solver = ", stringify!($method), "::new().with_structure(tridiagonal);\n",
+                "assert_eq!(solver.structure(), tridiagonal);\n",
+                "```"
+            )]
+            #[must_use]
+            pub const fn with_structure(self, structure: $crate::Structure) -> Self {
+                let mut method = self;
+                method.newton.structure = structure;
+                method
+            }
+
+            /// The relative Newton tolerance set, or `None` for the default of the state's
+            /// precision.
+            pub fn tolerance(&self) -> Option<f64> {
+                self.newton.tolerance
+            }
+
+            /// Newton iterations allowed per step.
+            pub fn max_iterations(&self) -> usize {
+                self.newton.max_iterations
+            }
+
+            /// Which entries of the Jacobian can be non-zero.
+            pub fn structure(&self) -> $crate::Structure {
+                self.newton.structure
+            }
+        }
+    };
+}
+
+/// Serde for `$method` (whose settings are its Newton settings alone) through its public
+/// settings, checked again on the way in as the builders check them; saved under
+/// `$serde_name`, with a missing `structure` read as dense.
+#[cfg(feature = "serde")]
+macro_rules! newton_serde {
+    ($method:ident, $serde_name:literal) => {
+        const _: () = {
+            use $crate::integrators::implicit::settings::InvalidSettings;
+
+            #[derive(serde::Serialize, serde::Deserialize)]
+            #[serde(rename = $serde_name, deny_unknown_fields)]
+            struct Saved {
+                tolerance: Option<f64>,
+                max_iterations: usize,
+                #[serde(default)]
+                structure: $crate::Structure,
+            }
+
+            impl serde::Serialize for $method {
+                fn serialize<S: serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> Result<S::Ok, S::Error> {
+                    Saved {
+                        tolerance: self.newton.tolerance,
+                        max_iterations: self.newton.max_iterations,
+                        structure: self.newton.structure,
+                    }
+                    .serialize(serializer)
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for $method {
+                fn deserialize<D: serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> Result<Self, D::Error> {
+                    let saved = Saved::deserialize(deserializer)?;
+                    let newton = InvalidSettings::check(
+                        $serde_name,
+                        saved.tolerance,
+                        saved.max_iterations,
+                        saved.structure,
+                    )
+                    .map_err(serde::de::Error::custom)?;
+                    Ok($method { newton })
+                }
+            }
+        };
+    };
+}
+
+pub(crate) use newton_builders;
+#[cfg(feature = "serde")]
+pub(crate) use newton_serde;
+
+/// A saved setting a method's builders would refuse.
+#[cfg(feature = "serde")]
+#[derive(Debug)]
+pub(crate) struct InvalidSettings {
+    method: &'static str,
+    why: &'static str,
+}
+
+#[cfg(feature = "serde")]
+impl InvalidSettings {
+    /// The Newton settings, or why they are refused.
+    pub(crate) fn check(
+        method: &'static str,
+        tolerance: Option<f64>,
+        max_iterations: usize,
+        structure: crate::Structure,
+    ) -> Result<super::newton::Settings, InvalidSettings> {
+        use super::newton::Settings;
+        let refuse = |why| InvalidSettings { method, why };
+        if let Some(tolerance) = tolerance {
+            Settings::check_tolerance(tolerance).map_err(refuse)?;
+        }
+        Settings::check_max_iterations(max_iterations).map_err(refuse)?;
+        Ok(Settings {
+            tolerance,
+            max_iterations,
+            structure,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl core::fmt::Display for InvalidSettings {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} {}", self.method, self.why)
+    }
+}
