@@ -453,3 +453,63 @@ fn dop853_takes_the_reference_code_s_steps_on_the_arenstorf_orbit() {
         previous_error = error;
     }
 }
+
+/// Sampling at requested times reads the dense output and never shortens a step: a
+/// thousand samples over the oscillator's run take exactly the steps of the run without
+/// them (for DOP853 too, whose dense output costs three more evaluations per step), and
+/// each sample is the exact solution to the tolerance's order. Times out of order, or
+/// before the start, are refused.
+#[test]
+fn sampling_at_requested_times_never_shortens_steps() {
+    let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
+    let times: Vec<f64> = (0..=1000).map(|i| 0.01 * i as f64).collect();
+    for (name, plain, sampled, samples) in [
+        {
+            let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-9, 1e-9));
+            let plain = solver.solve(&mut [1.0, 0.0], &oscillator, 0.0, 10.0).unwrap();
+            let mut samples = Vec::new();
+            let sampled = solver
+                .solve_at(&mut [1.0, 0.0], &oscillator, 0.0, &times, |t, y| {
+                    samples.push((t, *y))
+                })
+                .unwrap();
+            ("dopri5", plain, sampled, samples)
+        },
+        {
+            let mut solver = Adaptive::new(Dop853).with_tolerances(Tolerances::new(1e-9, 1e-9));
+            let plain = solver.solve(&mut [1.0, 0.0], &oscillator, 0.0, 10.0).unwrap();
+            let mut samples = Vec::new();
+            let sampled = solver
+                .solve_at(&mut [1.0, 0.0], &oscillator, 0.0, &times, |t, y| {
+                    samples.push((t, *y))
+                })
+                .unwrap();
+            ("dop853", plain, sampled, samples)
+        },
+    ] {
+        println!("{name}: {plain:?} without samples, {sampled:?} with");
+        assert_eq!(
+            (sampled.accepted, sampled.rejected),
+            (plain.accepted, plain.rejected),
+            "{name}"
+        );
+        assert!(sampled.accepted < 200, "{name}: {sampled:?}");
+        assert_eq!(samples.len(), times.len());
+        for ((t, y), expected) in samples.iter().zip(&times) {
+            assert_eq!(t, expected);
+            assert!(
+                (y[0] - t.cos()).abs() < 1e-7 && (y[1] + t.sin()).abs() < 1e-7,
+                "{name} at {t}: {y:?}"
+            );
+        }
+    }
+    let mut y = [1.0, 0.0];
+    let mut solver = Adaptive::new(Dopri5);
+    for bad in [vec![], vec![1.0, 0.5], vec![-1.0, 1.0], vec![0.5, f64::NAN]] {
+        let error = solver
+            .solve_at(&mut y, &oscillator, 0.0, &bad, |_, _| {})
+            .unwrap_err();
+        assert_eq!(error, AdaptiveError::InvalidSampleTimes, "{bad:?}");
+    }
+    assert_eq!(y, [1.0, 0.0]);
+}

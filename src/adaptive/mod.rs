@@ -13,6 +13,8 @@
 //! - the **driver** ([`Adaptive`]): Hairer's initial step, first-same-as-last reuse,
 //!   accept/reject, landing exactly on the end, and the [`Step`] an observer sees, with
 //!   its dense output;
+//! - **sampling** ([`Adaptive::solve_at`]): the state at requested times, read from the
+//!   dense output, the steps left as the tolerance chose them;
 //! - **events** ([`Event`]): zero crossings of functions of the state, located on the
 //!   dense output, with an action at each and terminal ones that end the run.
 //!
@@ -106,6 +108,9 @@ pub enum AdaptiveError {
         /// The step tried.
         h: f64,
     },
+    /// The sample times of [`Adaptive::solve_at`] are empty, not finite, or not ordered
+    /// from the start in one direction.
+    InvalidSampleTimes,
     /// The run took the most steps allowed without reaching its end.
     TooManySteps {
         /// Where the run stopped.
@@ -138,6 +143,9 @@ impl fmt::Display for AdaptiveError {
             AdaptiveError::NonFiniteError { t, h } => write!(
                 f,
                 "the error estimate of the step of {h:e} from t = {t:e} is not finite: the forces returned infinity or NaN"
+            ),
+            AdaptiveError::InvalidSampleTimes => f.write_str(
+                "sample times must be finite, not empty, and ordered from the start in the direction of the run",
             ),
             AdaptiveError::TooManySteps { t, steps } => {
                 write!(f, "{steps} steps taken without reaching the end (stopped at t = {t:e})")

@@ -57,6 +57,8 @@ pub struct Adaptive<S: State, M: AdaptiveMethod<S>> {
     max_step: Option<f64>,
     max_steps: u64,
     workspace: Option<Workspace<S, M>>,
+    /// The state at a sample time of [`solve_at`](Adaptive::solve_at).
+    sample: Option<S>,
 }
 
 /// The buffers of an adaptive run: the method's, and the driver's own.
@@ -146,6 +148,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             max_step: None,
             max_steps: 100_000,
             workspace: None,
+            sample: None,
         }
     }
     /// The same solver with other tolerances.
@@ -235,6 +238,80 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         O: FnMut(&mut Step<'_, S, M>),
     {
         self.run(state, forces, t0, t1, &mut (), |_, _, _| {}, Some(observer))
+    }
+
+    /// [`solve`](Adaptive::solve) to the last of `times`, calling `sample(t, &state)` at each
+    /// of them with the state there from the dense output: the steps are the tolerance's,
+    /// never shortened to land on a sample (Hairer's "dense output" mode, DifferentialEquations.jl's
+    /// `saveat`). A time equal to `t0` is sampled at the start; the state ends at the last
+    /// time.
+    ///
+    /// # Errors
+    ///
+    /// [`AdaptiveError::InvalidSampleTimes`] when `times` is empty, or not finite and
+    /// ordered from `t0` in one direction (each at or after the one before, none before
+    /// `t0`); otherwise as [`solve`](Adaptive::solve).
+    ///
+    /// # Example
+    ///
+    /// `y′ = −y` sampled at ten times, from few steps:
+    ///
+    /// ```
+    /// use timestep::adaptive::{Adaptive, Tolerances};
+    /// use timestep::Dopri5;
+    ///
+    /// let times: Vec<f64> = (1..=10).map(|i| 0.5 * i as f64).collect();
+    /// let mut y = 1.0_f64;
+    /// let mut samples = Vec::new();
+    /// let statistics = Adaptive::new(Dopri5)
+    ///     .with_tolerances(Tolerances::new(1e-10, 1e-10))
+    ///     .solve_at(&mut y, &|y: &f64, _t: f64| -y, 0.0, &times, |t, y| samples.push((t, *y)))?;
+    /// for (t, y) in &samples {
+    ///     assert!((y - (-t).exp()).abs() < 1e-9);
+    /// }
+    /// assert_eq!(samples.len(), 10);
+    /// assert!(statistics.accepted < 100);
+    /// # Ok::<(), timestep::adaptive::AdaptiveError>(())
+    /// ```
+    pub fn solve_at<F, H>(
+        &mut self,
+        state: &mut S,
+        forces: &F,
+        t0: S::Scalar,
+        times: &[S::Scalar],
+        mut sample: H,
+    ) -> Result<Statistics, AdaptiveError>
+    where
+        F: Forces<S> + ?Sized,
+        H: FnMut(S::Scalar, &S),
+    {
+        let Some(&t1) = times.last() else {
+            return Err(AdaptiveError::InvalidSampleTimes);
+        };
+        let direction = (t1 - t0).to_f64().signum();
+        let mut previous = t0;
+        for &t in times {
+            if !t.is_finite() || (t - previous).to_f64() * direction < 0.0 {
+                return Err(AdaptiveError::InvalidSampleTimes);
+            }
+            previous = t;
+        }
+        let start = times.partition_point(|&t| t == t0);
+        for _ in 0..start {
+            sample(t0, state);
+        }
+        let mut next = start;
+        let mut buffer = self.sample.take().unwrap_or_else(|| state.clone());
+        let result = self.solve_with(state, forces, t0, t1, |step| {
+            while next < times.len() && (times[next] - step.end_time()).to_f64() * direction <= 0.0
+            {
+                step.state_at(times[next], &mut buffer);
+                sample(times[next], &buffer);
+                next += 1;
+            }
+        });
+        self.sample = Some(buffer);
+        result
     }
 
     /// [`solve`](Adaptive::solve), watching `events` ([`Event`](super::Event) or a tuple of
