@@ -16,8 +16,18 @@
 //!
 //! All three must end at the same position to 1e-9 m, checked once before measuring.
 //!
+//! `peers/adaptive-<problem>-<error>`: error control at matched final error, on the
+//! Arenstorf orbit, Kepler (e = 0.9, ten periods) and Lorenz (to t = 10) of
+//! `examples/problems/mod.rs`, at 10⁻⁶ and 10⁻¹⁰ from its reference end states: `timestep`'s
+//! `Adaptive` with its faster 5(4) pair (`tsit5` or `dopri5`) against `ode_solvers`'
+//! `Dop853` and `differential-equations`' `dop853()`, each at the tolerance that just reaches
+//! the error (see [`adaptive`] and [`search`]); each side's error is checked and printed
+//! before measuring.
+//!
 //! ```text
 //! cargo bench --bench peers
+//! cargo bench --bench peers -- adaptive                     # the adaptive groups only
+//! PEERS_SEARCH= cargo bench --bench peers -- adaptive       # the tolerance search
 //! ```
 
 #[path = "../examples/problems/mod.rs"]

@@ -529,11 +529,7 @@ fn draw(
         } else {
             method.to_string()
         };
-        legend.draw(&Text::new(
-            label,
-            (46, y - 7),
-            ("sans-serif", 13),
-        ))?;
+        legend.draw(&Text::new(label, (46, y - 7), ("sans-serif", 13)))?;
     }
     root.present()?;
     Ok(())
