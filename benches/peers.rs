@@ -194,7 +194,7 @@ fn adaptive_timestep<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]>(
             .with_tolerances(tolerances)
             .solve(&mut y, &p.f, 0.0, p.end),
         // The high-order pair, when it lands: one line, then name it in the groups below.
-        // "dop853" => Adaptive::new(Dop853).with_tolerances(tolerances).solve(&mut y, &p.f, 0.0, p.end),
+        // "dop853" => Adaptive::new(timestep::Dop853).with_tolerances(tolerances).solve(&mut y, &p.f, 0.0, p.end),
         _ => unreachable!("no pair {pair}"),
     }
     .expect("an adaptive run within its step budget");

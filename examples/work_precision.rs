@@ -41,9 +41,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 use timestep::adaptive::{Adaptive, AdaptiveError, Statistics, Tolerances};
-use timestep::{
-    Bs3, Dopri5, Forces, Integrator, Method, MethodKind, Particle, Scheme, State, Tsit5,
-};
+use timestep::{Forces, Integrator, Method, MethodKind, Particle, Scheme, State};
 
 const PROGRAM: &str = "work_precision";
 const PROBLEMS: [&str; 3] = ["arenstorf", "kepler", "lorenz"];
@@ -77,9 +75,9 @@ macro_rules! adaptive_pairs {
 }
 
 adaptive_pairs! {
-    "dopri5" => Dopri5,
-    "tsit5" => Tsit5,
-    "bs3" => Bs3,
+    "dopri5" => timestep::Dopri5,
+    "tsit5" => timestep::Tsit5,
+    "bs3" => timestep::Bs3,
 }
 
 /// The tolerances of the embedded pairs: 10⁻³ … 10⁻¹⁴. (At 10⁻¹² none of them is yet
