@@ -193,8 +193,9 @@ fn adaptive_timestep<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]>(
         "tsit5" => Adaptive::new(Tsit5)
             .with_tolerances(tolerances)
             .solve(&mut y, &p.f, 0.0, p.end),
-        // The high-order pair, when it lands: one line, then name it in the groups below.
-        // "dop853" => Adaptive::new(timestep::Dop853).with_tolerances(tolerances).solve(&mut y, &p.f, 0.0, p.end),
+        "dop853" => Adaptive::new(timestep::Dop853)
+            .with_tolerances(tolerances)
+            .solve(&mut y, &p.f, 0.0, p.end),
         _ => unreachable!("no pair {pair}"),
     }
     .expect("an adaptive run within its step budget");
@@ -417,6 +418,7 @@ fn search_all<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(name: &s
     let candidates = [
         Side::Timestep("dopri5", 0.0),
         Side::Timestep("tsit5", 0.0),
+        Side::Timestep("dop853", 0.0),
         Side::OdeSolvers(Pair::Dopri5, 0.0),
         Side::OdeSolvers(Pair::Dop853, 0.0),
         Side::DifferentialEquations(Pair::Dopri5, 0.0),

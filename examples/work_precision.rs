@@ -78,6 +78,7 @@ adaptive_pairs! {
     "dopri5" => timestep::Dopri5,
     "tsit5" => timestep::Tsit5,
     "bs3" => timestep::Bs3,
+    "dop853" => timestep::Dop853,
 }
 
 /// The tolerances of the embedded pairs: 10⁻³ … 10⁻¹⁴. (At 10⁻¹² none of them is yet

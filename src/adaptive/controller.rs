@@ -108,7 +108,13 @@ impl Controller {
         let plain = pow(error, exponent - 0.75 * self.beta);
         let (shrink, grow) = (1.0 / self.min_factor, 1.0 / self.max_factor);
         if error <= 1.0 {
-            let fac = (plain / pow(*previous, self.beta) / self.safety).clamp(grow, shrink);
+            // β = 0 (dop853.f's default) needs no second power.
+            let memory = if self.beta == 0.0 {
+                1.0
+            } else {
+                pow(*previous, self.beta)
+            };
+            let fac = (plain / memory / self.safety).clamp(grow, shrink);
             *previous = error.max(1e-4);
             let factor = 1.0 / fac;
             Decision {

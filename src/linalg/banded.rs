@@ -84,22 +84,28 @@ pub(super) fn solve<T: Scalar>(
     upper: usize,
     rhs: &mut [T],
 ) {
-    let at = |i: usize, j: usize| index(i, j, lower, upper);
+    let rows = rows(lower, upper);
+    let diagonal = lower + upper;
     for j in 0..n {
         rhs.swap(j, pivots[j]);
         let x = rhs[j];
         if x != T::zero() {
-            for p in 1..=lower.min(n - 1 - j) {
-                rhs[j + p] = rhs[j + p] - ab[at(j + p, j)] * x;
+            let below = lower.min(n - 1 - j);
+            let column = j * rows + diagonal;
+            let multipliers = &ab[column + 1..=column + below];
+            for (r, l) in rhs[j + 1..=j + below].iter_mut().zip(multipliers) {
+                *r = *r - *l * x;
             }
         }
     }
-    let width = lower + upper;
     for j in (0..n).rev() {
-        let x = rhs[j] / ab[at(j, j)];
+        let column = &ab[j * rows..(j + 1) * rows];
+        let x = rhs[j] / column[diagonal];
         rhs[j] = x;
-        for i in j.saturating_sub(width)..j {
-            rhs[i] = rhs[i] - ab[at(i, j)] * x;
+        let top = j.saturating_sub(diagonal);
+        let entries = &column[diagonal - (j - top)..diagonal];
+        for (r, u) in rhs[top..j].iter_mut().zip(entries) {
+            *r = *r - *u * x;
         }
     }
 }

@@ -42,6 +42,7 @@ pub enum Structure {
 impl Structure {
     /// The number of diagonals that may be non-zero, `lower + upper + 1` (`usize::MAX` when
     /// dense): how many force evaluations finite differences need.
+    #[inline]
     pub fn bandwidth(self) -> usize {
         match self {
             Structure::Dense => usize::MAX,
@@ -59,6 +60,7 @@ impl Structure {
     }
 
     /// The rows that may be non-zero in column `j`.
+    #[inline]
     pub(crate) fn rows_of_column(self, j: usize, dim: usize) -> Range<usize> {
         match self {
             Structure::Dense => 0..dim,
@@ -67,6 +69,7 @@ impl Structure {
     }
 
     /// The columns that may be non-zero in row `i`.
+    #[inline]
     pub(crate) fn columns_of_row(self, i: usize, dim: usize) -> Range<usize> {
         match self {
             Structure::Dense => 0..dim,
@@ -144,6 +147,7 @@ impl<'a, T> Jacobian<'a, T> {
     }
 
     /// Whether entry `(row, col)` exists: inside the matrix, and inside the band if banded.
+    #[inline]
     pub fn contains(&self, (row, col): (usize, usize)) -> bool {
         row < self.dim
             && col < self.dim
@@ -151,6 +155,7 @@ impl<'a, T> Jacobian<'a, T> {
     }
 
     #[track_caller]
+    #[inline]
     fn offset(&self, (row, col): (usize, usize)) -> usize {
         assert!(
             self.contains((row, col)),
@@ -173,6 +178,7 @@ impl<T> Index<(usize, usize)> for Jacobian<'_, T> {
     type Output = T;
 
     #[track_caller]
+    #[inline]
     fn index(&self, index: (usize, usize)) -> &T {
         &self.entries[self.offset(index)]
     }
@@ -180,6 +186,7 @@ impl<T> Index<(usize, usize)> for Jacobian<'_, T> {
 
 impl<T> IndexMut<(usize, usize)> for Jacobian<'_, T> {
     #[track_caller]
+    #[inline]
     fn index_mut(&mut self, index: (usize, usize)) -> &mut T {
         let offset = self.offset(index);
         &mut self.entries[offset]
