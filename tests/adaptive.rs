@@ -466,7 +466,9 @@ fn sampling_at_requested_times_never_shortens_steps() {
     for (name, plain, sampled, samples) in [
         {
             let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-9, 1e-9));
-            let plain = solver.solve(&mut [1.0, 0.0], &oscillator, 0.0, 10.0).unwrap();
+            let plain = solver
+                .solve(&mut [1.0, 0.0], &oscillator, 0.0, 10.0)
+                .unwrap();
             let mut samples = Vec::new();
             let sampled = solver
                 .solve_at(&mut [1.0, 0.0], &oscillator, 0.0, &times, |t, y| {
@@ -477,7 +479,9 @@ fn sampling_at_requested_times_never_shortens_steps() {
         },
         {
             let mut solver = Adaptive::new(Dop853).with_tolerances(Tolerances::new(1e-9, 1e-9));
-            let plain = solver.solve(&mut [1.0, 0.0], &oscillator, 0.0, 10.0).unwrap();
+            let plain = solver
+                .solve(&mut [1.0, 0.0], &oscillator, 0.0, 10.0)
+                .unwrap();
             let mut samples = Vec::new();
             let sampled = solver
                 .solve_at(&mut [1.0, 0.0], &oscillator, 0.0, &times, |t, y| {

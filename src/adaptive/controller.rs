@@ -104,8 +104,14 @@ impl Controller {
         previous: &mut f64,
         after_rejection: bool,
     ) -> Decision {
-        let exponent = 1.0 / f64::from(lower_order + 1);
-        let plain = pow(error, exponent - 0.75 * self.beta);
+        let q = lower_order + 1;
+        let plain = if self.beta == 0.0 && q.is_power_of_two() {
+            // err^(1/8) for DOP853 as three square roots: a tenth of `powf`'s cost, which
+            // on a cheap right-hand side is a tenth of a step's.
+            (0..q.trailing_zeros()).fold(error, |x, _| num_traits::Float::sqrt(x))
+        } else {
+            pow(error, 1.0 / f64::from(q) - 0.75 * self.beta)
+        };
         let (shrink, grow) = (1.0 / self.min_factor, 1.0 / self.max_factor);
         if error <= 1.0 {
             // β = 0 (dop853.f's default) needs no second power.

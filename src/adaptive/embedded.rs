@@ -98,21 +98,19 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         norm.measure(state, end);
         let h = h.to_f64().abs();
         let (direction, factor) = combination(&self.error, rates, error);
-        let estimate = norm.norm(direction, h * factor);
-        match &self.error_guard {
-            None => estimate,
-            Some(guard) => {
-                let (direction, factor) = combination(guard, rates, error);
-                let lower = norm.norm(direction, h * factor);
-                let denominator = estimate * estimate + 0.01 * lower * lower;
-                if denominator > 0.0 {
-                    estimate * estimate / num_traits::Float::sqrt(denominator)
-                } else {
-                    // Both estimates vanish (or are NaN, which the comparison sends here
-                    // too): keep a NaN, and a zero is a zero.
-                    estimate + lower
-                }
-            }
+        let Some(guard) = &self.error_guard else {
+            return norm.norm(direction, h * factor);
+        };
+        let (guard_direction, guard_factor) = combination(guard, rates, sum);
+        let (estimate, lower) =
+            norm.norms(direction, h * factor, guard_direction, h * guard_factor);
+        let denominator = estimate * estimate + 0.01 * lower * lower;
+        if denominator > 0.0 {
+            estimate * estimate / num_traits::Float::sqrt(denominator)
+        } else {
+            // Both estimates vanish (or are NaN, which the comparison sends here too): keep
+            // a NaN, and a zero is a zero.
+            estimate + lower
         }
     }
 

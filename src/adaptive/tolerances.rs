@@ -173,22 +173,50 @@ impl<'a, S: State> ErrorNorm<'a, S> {
     #[inline]
     pub fn norm(&self, error: &DerivativeOf<S>, factor: f64) -> f64 {
         let n = error.dim();
-        let term = |i: usize, scale: f64| {
-            let scaled = error.component(i).to_f64() * factor / scale;
+        let sum = self.sum_over(n, |i, weight| {
+            let scaled = error.component(i).to_f64() * factor * weight;
             scaled * scaled
-        };
-        // The common case, one tolerance pair for all coordinates, in a loop of its own:
-        // the norm runs once or twice per step, over every coordinate.
-        let sum: f64 = match (&self.tolerances.relative, &self.tolerances.absolute) {
+        });
+        (sum / n.max(1) as f64).sqrt()
+    }
+
+    /// The norms of two error estimates of the same step, in one pass (the scales computed
+    /// once): [`norm`](ErrorNorm::norm)`(first, first_factor)` and
+    /// `norm(second, second_factor)`.
+    #[inline]
+    pub fn norms(
+        &self,
+        first: &DerivativeOf<S>,
+        first_factor: f64,
+        second: &DerivativeOf<S>,
+        second_factor: f64,
+    ) -> (f64, f64) {
+        let n = first.dim();
+        let mut second_sum = 0.0;
+        let first_sum = self.sum_over(n, |i, weight| {
+            let a = first.component(i).to_f64() * first_factor * weight;
+            let b = second.component(i).to_f64() * second_factor * weight;
+            second_sum += b * b;
+            a * a
+        });
+        let n = n.max(1) as f64;
+        ((first_sum / n).sqrt(), (second_sum / n).sqrt())
+    }
+
+    /// `Σᵢ term(i, 1/scaleᵢ)`. The common case, one tolerance pair for all coordinates, has
+    /// a loop of its own: the norm runs once or twice per step, over every coordinate.
+    #[inline(always)]
+    fn sum_over(&self, n: usize, mut term: impl FnMut(usize, f64) -> f64) -> f64 {
+        match (&self.tolerances.relative, &self.tolerances.absolute) {
             (Values::Scalar(relative), Values::Scalar(absolute)) if self.has_coordinates => (0..n)
-                .map(|i| term(i, absolute + relative * self.size(i)))
+                .map(|i| term(i, 1.0 / (absolute + relative * self.size(i))))
                 .sum(),
             (Values::Scalar(_), Values::Scalar(absolute)) => {
-                (0..n).map(|i| term(i, *absolute)).sum()
+                let weight = 1.0 / absolute;
+                (0..n).map(|i| term(i, weight)).sum()
             }
-            _ => (0..n).map(|i| term(i, self.scale(i))).sum(),
-        };
-        (sum / n.max(1) as f64).sqrt()
+            _ => (0..n).map(|i| term(i, 1.0 / self.scale(i))).sum(),
+        }
     }
 
     /// `max(|y₀ᵢ|, |y₁ᵢ|)`, for a step whose ends have coordinates.
