@@ -503,6 +503,7 @@ pub use integrators::{
     Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Tsit5,
     Verlet, WithJacobian, WithLinearPart,
 };
+pub use integrators::{Rodas4, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};
 
 /// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].
@@ -511,6 +512,7 @@ pub use linalg::{Jacobian, Structure};
 /// probe states and, for implicit methods, matrices. They are made by
 /// [`Scheme::workspace`] and opaque otherwise.
 pub mod workspace {
+    pub use crate::integrators::RosenbrockWorkspace;
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
         CompositionWorkspace, ExponentialEulerWorkspace, MethodWorkspace, PositionVerletWorkspace,

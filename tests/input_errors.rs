@@ -221,6 +221,7 @@ fn method_names_round_trip() {
             "yoshida8",
             "blanes-moan4",
             "kahan-li8",
+            "rodas4",
         ]
     );
     // Forest and Ruth's method is also Yoshida's 4th order, and parses by that name too.

@@ -1,6 +1,7 @@
 //! [`Method`]: every integrator by name, from one list.
 
 use super::{Properties, Scheme, Stepper};
+use crate::Rodas4;
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
     ExponentialEuler, Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
@@ -39,6 +40,7 @@ use core::str::FromStr;
 /// | `yoshida8` | [`Composition::YOSHIDA8`] |
 /// | `blanes-moan4` | [`Composition::BLANES_MOAN4`] |
 /// | `kahan-li8` | [`Composition::KAHAN_LI8`] |
+/// | `rodas4` | [`Rodas4`], at a fixed step |
 ///
 /// # Example
 ///
@@ -52,7 +54,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 22);
+/// assert_eq!(MethodKind::NAMES.len(), 23);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -164,6 +166,7 @@ methods! {
     Yoshida8(Composition) = "yoshida8", Composition::YOSHIDA8;
     BlanesMoan4(Composition) = "blanes-moan4", Composition::BLANES_MOAN4;
     KahanLi8(Composition) = "kahan-li8", Composition::KAHAN_LI8;
+    Rodas4(Rodas4) = "rodas4", Rodas4;
 }
 
 impl MethodKind {

@@ -4,3 +4,11 @@
 mod backward_euler;
 
 pub use backward_euler::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
+
+// Rosenbrock methods: linearly implicit, one Jacobian and one LU per step.
+mod jacobian;
+mod rodas4;
+mod rosenbrock;
+
+pub use rodas4::Rodas4;
+pub use rosenbrock::{Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
