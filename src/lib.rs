@@ -503,7 +503,7 @@ pub use integrators::{
     Properties, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Tsit5,
     Verlet, WithJacobian, WithLinearPart,
 };
-pub use integrators::{Rodas4, Rosenbrock, RosenbrockDense, RosenbrockTableau};
+pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};
 
 /// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].

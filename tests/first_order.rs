@@ -51,6 +51,7 @@ fn stability_function(name: &str, z: f64) -> Option<f64> {
         "dopri5" => polynomial(&rk_polynomial(&Dopri5::TABLEAU), z),
         "tsit5" => polynomial(&rk_polynomial(&Tsit5::TABLEAU), z),
         "rodas4" => rosenbrock_stability(&timestep::Rodas4::TABLEAU, z),
+        "ros3p" => rosenbrock_stability(&timestep::Ros3p::TABLEAU, z),
         "beeman" | "adams-bashforth-moulton" => return None,
         _ if is_composition(name) => return None,
         other => panic!("unknown method {other}"),

@@ -222,6 +222,7 @@ fn method_names_round_trip() {
             "blanes-moan4",
             "kahan-li8",
             "rodas4",
+            "ros3p",
         ]
     );
     // Forest and Ruth's method is also Yoshida's 4th order, and parses by that name too.

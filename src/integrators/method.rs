@@ -1,12 +1,12 @@
 //! [`Method`]: every integrator by name, from one list.
 
 use super::{Properties, Scheme, Stepper};
-use crate::Rodas4;
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dopri5, ExplicitEuler,
     ExponentialEuler, Forces, ImprovedEuler, Leapfrog, Midpoint, PositionVerlet,
     PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Tsit5, Verlet,
 };
+use crate::{Rodas4, Ros3p};
 use core::fmt;
 use core::str::FromStr;
 
@@ -41,6 +41,7 @@ use core::str::FromStr;
 /// | `blanes-moan4` | [`Composition::BLANES_MOAN4`] |
 /// | `kahan-li8` | [`Composition::KAHAN_LI8`] |
 /// | `rodas4` | [`Rodas4`], at a fixed step |
+/// | `ros3p` | [`Ros3p`], at a fixed step |
 ///
 /// # Example
 ///
@@ -54,7 +55,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 23);
+/// assert_eq!(MethodKind::NAMES.len(), 24);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -167,6 +168,7 @@ methods! {
     BlanesMoan4(Composition) = "blanes-moan4", Composition::BLANES_MOAN4;
     KahanLi8(Composition) = "kahan-li8", Composition::KAHAN_LI8;
     Rodas4(Rodas4) = "rodas4", Rodas4;
+    Ros3p(Ros3p) = "ros3p", Ros3p;
 }
 
 impl MethodKind {

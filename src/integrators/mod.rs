@@ -16,7 +16,9 @@ pub use explicit_rk::{
 pub(crate) use explicit_rk::{Stages, combination};
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{BackwardEuler, BackwardEulerWorkspace, WithJacobian};
-pub use implicit::{Rodas4, Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
+pub use implicit::{
+    Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace,
+};
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};
 pub use partitioned::{

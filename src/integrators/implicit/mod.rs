@@ -12,3 +12,5 @@ mod rosenbrock;
 
 pub use rodas4::Rodas4;
 pub use rosenbrock::{Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
+mod ros3p;
+pub use ros3p::Ros3p;

@@ -26,7 +26,7 @@ use num_traits::One;
 /// conditions of Hairer–Wanner's Table IV.7.1 on them).
 ///
 /// A tableau is a method: wrap it in [`Rosenbrock::new`]. The crate's own are
-/// [`Rodas4::TABLEAU`](crate::Rodas4::TABLEAU).
+/// [`Rodas4::TABLEAU`](crate::Rodas4::TABLEAU) and [`Ros3p::TABLEAU`](crate::Ros3p::TABLEAU).
 ///
 /// # Example
 ///
