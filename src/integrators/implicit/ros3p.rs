@@ -28,7 +28,7 @@ use super::rosenbrock::{RosenbrockDense, RosenbrockTableau, rosenbrock_method};
 /// step takes the Jacobian and `∂f/∂t`, and its settings.
 ///
 /// - **Order** 3 (error estimate 2, dense output 3), also for non-autonomous forces.
-/// - **Stability**: A-stable, not L-stable: `R(∞) = 1 − 1/√3·… ≈ −0.73`, so very stiff
+/// - **Stability**: A-stable, not L-stable: `R(∞) = 1 − √3 ≈ −0.732`, so very stiff
 ///   transients are damped slowly and with alternating sign (use [`Rodas4`](crate::Rodas4)
 ///   when that matters).
 /// - **Cost** per step: one Jacobian (`n` force evaluations by finite differences, one per
