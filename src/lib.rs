@@ -513,6 +513,7 @@ pub use integrators::{
     Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, WithJacobian,
     WithLinearPart,
 };
+pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};
 
 /// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].
@@ -521,6 +522,7 @@ pub use linalg::{Jacobian, Structure};
 /// probe states and, for implicit methods, matrices. They are made by
 /// [`Scheme::workspace`] and opaque otherwise.
 pub mod workspace {
+    pub use crate::integrators::RosenbrockWorkspace;
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
         CompositionWorkspace, ExponentialEulerWorkspace, ImplicitWorkspace, MethodWorkspace,

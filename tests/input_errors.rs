@@ -225,6 +225,8 @@ fn method_names_round_trip() {
             "trapezoid",
             "implicit-midpoint",
             "newmark",
+            "rodas4",
+            "ros3p",
         ]
     );
     // Forest and Ruth's method is also Yoshida's 4th order, and parses by that name too.

@@ -598,4 +598,16 @@ fn workspace_memory_on_a_million_unknowns() {
         );
         assert_eq!(bytes, copies * size, "{name}");
     }
+    // Rodas4 with a tridiagonal Jacobian: six stage increments, the start and end rates, a
+    // stage rate, a sum, ∂f/∂t and the coordinates; a probe; the band's LU storage (four
+    // diagonals), pivots, and two numbers per unknown.
+    let banded_rodas4 = timestep::Rodas4.with_structure(Structure::Banded { lower: 1, upper: 1 });
+    let (bytes, stepper) = bytes_allocated(|| Stepper::for_state(banded_rodas4, &state));
+    drop(stepper);
+    println!(
+        "| `rodas4`, tridiagonal | {} MB | {} |",
+        bytes / 1_000_000,
+        bytes as f64 / size as f64
+    );
+    assert_eq!(bytes, (6 + 6 + 1 + 4 + 1 + 2) * size);
 }

@@ -62,6 +62,15 @@ impl Controller {
         max_factor: 6.0,
         beta: 0.0,
     };
+
+    /// rodas.f's bounds for Rosenbrock methods: safety 0.9, factors between 0.2 and 6, and
+    /// β = 0 (rodas.f adds Gustafsson's predictive term, which this controller has not).
+    pub const RODAS: Controller = Controller {
+        safety: 0.9,
+        min_factor: 0.2,
+        max_factor: 6.0,
+        beta: 0.0,
+    };
 }
 
 impl Default for Controller {

@@ -7,6 +7,7 @@ use crate::{
     PositionVerlet, PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Trapezoid, Tsit5,
     Verlet,
 };
+use crate::{Rodas4, Ros3p};
 use core::fmt;
 use core::str::FromStr;
 
@@ -44,6 +45,8 @@ use core::str::FromStr;
 /// | `trapezoid` | [`Trapezoid`] with its default settings |
 /// | `implicit-midpoint` | [`ImplicitMidpoint`] with its default settings |
 /// | `newmark` | [`Newmark::new`] (average acceleration) |
+/// | `rodas4` | [`Rodas4`], at a fixed step |
+/// | `ros3p` | [`Ros3p`], at a fixed step |
 ///
 /// # Example
 ///
@@ -57,7 +60,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 26);
+/// assert_eq!(MethodKind::NAMES.len(), 28);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -173,6 +176,8 @@ methods! {
     Trapezoid(Trapezoid) = "trapezoid", Trapezoid::new();
     ImplicitMidpoint(ImplicitMidpoint) = "implicit-midpoint", ImplicitMidpoint::new();
     Newmark(Newmark) = "newmark", Newmark::new();
+    Rodas4(Rodas4) = "rodas4", Rodas4;
+    Ros3p(Ros3p) = "ros3p", Ros3p;
 }
 
 impl MethodKind {

@@ -17,3 +17,13 @@ pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
+
+// Rosenbrock methods: linearly implicit, one Jacobian and one LU per step.
+mod jacobian;
+mod rodas4;
+mod rosenbrock;
+
+pub use rodas4::Rodas4;
+pub use rosenbrock::{Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
+mod ros3p;
+pub use ros3p::Ros3p;

@@ -1,0 +1,123 @@
+//! The Jacobian `∂f/∂y` and the time derivative `∂f/∂t` of a state's rate at one point, as
+//! linearly implicit methods (the Rosenbrock family) need them: from the forces when they
+//! give the Jacobian ([`Forces::jacobian`]), by forward differences otherwise.
+//!
+//! Backward Euler differences its Newton residual instead (a function of the end-of-step
+//! rate, not of the state), so it keeps its own loop; the column grouping for a band and the
+//! rounding-exact steps are the same here.
+
+use crate::linalg::Matrix;
+use crate::{DerivativeOf, Forces, Scalar, State, Vector};
+use num_traits::{Float, One, Zero};
+
+/// The buffers a forward-difference Jacobian works in, borrowed from a method's workspace.
+pub(crate) struct Differences<'w, S: State> {
+    /// The state's own coordinates (for the size of each difference step).
+    pub coordinates: &'w mut DerivativeOf<S>,
+    /// The perturbation: zero but for the columns of one group.
+    pub nudge: &'w mut DerivativeOf<S>,
+    /// The rate at the perturbed state.
+    pub nudged_rate: &'w mut DerivativeOf<S>,
+    /// The perturbed state.
+    pub probe: &'w mut S,
+    /// The step actually taken in each coordinate, after rounding.
+    pub steps: &'w mut [S::Scalar],
+}
+
+/// Writes `J = ∂f/∂y` at (`state`, `t`) into `matrix`, whose rate there is `rate`: the
+/// forces' own Jacobian when they give one, else forward differences, one force evaluation
+/// per column, or per diagonal of a [banded](crate::Structure::Banded) matrix (columns
+/// `lower + upper + 1` apart share an evaluation: no row sees two of them). Returns the
+/// number of force evaluations made.
+///
+/// Each difference step is `δⱼ = √ε · max(|yⱼ|, |h fⱼ|, floorⱼ)`: relative to the
+/// coordinate, to what a step of `h` moves it by, and to `floor(j)` (the absolute tolerance
+/// under error control), so that a coordinate far smaller than the others (Robertson's
+/// `y₂ ≈ 10⁻¹³`) is differenced on its own scale (Hairer's `√(ε · max(10⁻⁵, |yⱼ|))`
+/// steps 500 times past it there, and the wrong Jacobian then caps the step near 10³
+/// where 10¹⁰ is right). All three zero: `√(10⁻⁵ ε)`, Hairer's floor. The step is taken
+/// as the difference it makes after rounding, `(yⱼ + δⱼ) − yⱼ`; a state that does not give
+/// its coordinates is differenced with `√ε · max(|h fⱼ|, floorⱼ, 1)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
+    state: &S,
+    forces: &F,
+    t: S::Scalar,
+    h: S::Scalar,
+    rate: &DerivativeOf<S>,
+    floor: impl Fn(usize) -> S::Scalar,
+    matrix: &mut Matrix<S::Scalar>,
+    work: Differences<'_, S>,
+) -> u64 {
+    matrix.clear();
+    if forces.jacobian(state, t, &mut matrix.as_jacobian()) {
+        return 0;
+    }
+    let Differences {
+        coordinates,
+        nudge,
+        nudged_rate,
+        probe,
+        steps,
+    } = work;
+    let has_coordinates = state.coordinates_into(coordinates);
+    let n = matrix.dim();
+    let structure = matrix.structure();
+    let groups = structure.bandwidth().min(n);
+    let sqrt_epsilon = S::Scalar::epsilon().sqrt();
+    let hairer_floor = (S::Scalar::epsilon() * S::Scalar::from_f64(1e-5)).sqrt();
+    nudge.set_zero();
+    for group in 0..groups {
+        for j in (group..n).step_by(groups) {
+            let moved = (h * rate.component(j)).abs().max(floor(j));
+            let delta = if has_coordinates {
+                let y = coordinates.component(j);
+                let size = y.abs().max(moved);
+                let delta = if size > S::Scalar::zero() {
+                    sqrt_epsilon * size
+                } else {
+                    hairer_floor
+                };
+                (y + delta) - y
+            } else {
+                sqrt_epsilon * moved.max(S::Scalar::one())
+            };
+            steps[j] = delta;
+            nudge.set_component(j, delta);
+        }
+        state.probe_into(nudge, S::Scalar::one(), probe);
+        probe.derivative_into(forces, t, nudged_rate);
+        let mut jacobian = matrix.as_jacobian();
+        for j in (group..n).step_by(groups) {
+            for i in structure.rows_of_column(j, n) {
+                jacobian[(i, j)] = (nudged_rate.component(i) - rate.component(i)) / steps[j];
+            }
+            nudge.set_component(j, S::Scalar::zero());
+        }
+    }
+    groups as u64
+}
+
+/// Writes `∂f/∂t` at (`state`, `t`) into `out` by a central difference in time (two force
+/// evaluations, `scratch` a rate buffer), with step `δ = ε^(1/3) · max(|t|, |h|)` for a
+/// step of `h`: its error, `δ² |f‴|/6 + ε |f|/δ`, is about `ε^(2/3)` relative (4·10⁻¹¹ in
+/// `f64`). A forward difference (rodas.f's) errs by `√ε` (10⁻⁸), which a fourth-order
+/// method's error falls below at ordinary steps: its global error then stops falling like
+/// `h⁴` (tests/first_order.rs saw order 3.3 on `y' = cos t`).
+pub(crate) fn time_derivative<S: State, F: Forces<S> + ?Sized>(
+    state: &S,
+    forces: &F,
+    t: S::Scalar,
+    h: S::Scalar,
+    out: &mut DerivativeOf<S>,
+    scratch: &mut DerivativeOf<S>,
+) {
+    let third = S::Scalar::from_f64(1.0 / 3.0);
+    let delta = S::Scalar::epsilon().powf(third) * t.abs().max(h.abs());
+    // The times actually sampled, after rounding.
+    let (later, earlier) = (t + delta, t - delta);
+    state.derivative_into(forces, later, out);
+    state.derivative_into(forces, earlier, scratch);
+    out.add_scaled_assign(scratch, -S::Scalar::one());
+    out.scale_assign(S::Scalar::one() / (later - earlier));
+}

@@ -1,0 +1,784 @@
+//! Rosenbrock (linearly implicit Runge–Kutta) methods: a [`RosenbrockTableau`] of
+//! coefficients, and one stage loop, [`Rosenbrock`], that runs every tableau on every state,
+//! at a fixed step ([`Scheme`]) and under error control ([`AdaptiveMethod`]).
+
+use super::jacobian::{self, Differences};
+use crate::adaptive::{AdaptiveMethod, Controller, ErrorNorm, Statistics};
+use crate::integrators::{Memoryless, Properties, Scheme, combination};
+use crate::linalg::{Buffer, Matrix, Structure};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use num_traits::One;
+
+/// The coefficients of an `S`-stage Rosenbrock method with an embedded error estimate, in
+/// the form Hairer and Wanner transform it to so that a step needs no matrix–vector
+/// products (Solving ODEs II, 2nd ed., IV.7, eq. (7.4′); the form rodas.f uses):
+///
+/// ```text
+/// (I/(h γ) − J) Uᵢ = f(t + αᵢ h, y + Σⱼ₍ⱼ<ᵢ₎ aᵢⱼ Uⱼ) + Σⱼ₍ⱼ<ᵢ₎ (cᵢⱼ/h) Uⱼ + γᵢ h ∂f/∂t
+/// y(t + h) = y + Σᵢ bᵢ Uᵢ          (Hairer's mᵢ)
+/// ŷ(t + h) = y + Σᵢ b̂ᵢ Uᵢ          (the embedded solution; error estimate y − ŷ)
+/// ```
+///
+/// with `J = ∂f/∂y` and `∂f/∂t` taken once per step at `(t, y)`. Every stage solves with
+/// the same matrix `I/(hγ) − J`: one Jacobian and one LU factorisation per step, and no
+/// Newton iteration. The original coefficients `αᵢⱼ`, `γᵢⱼ`, `bᵢ` are recovered as
+/// `Γ = (I/γ − C)⁻¹`, `α = A Γ`, `b_orig = b Γ` (tests/rosenbrock.rs checks the order
+/// conditions of Hairer–Wanner's Table IV.7.1 on them).
+///
+/// A tableau is a method: wrap it in [`Rosenbrock::new`]. The crate's own are
+/// [`Rodas4::TABLEAU`](crate::Rodas4::TABLEAU) and [`Ros3p::TABLEAU`](crate::Ros3p::TABLEAU).
+///
+/// # Example
+///
+/// The linearly implicit Euler method (Hairer–Wanner II, IV.7, (7.1) with one stage,
+/// `γ = 1`), order 1, whose embedded "solution" is the start (so its error estimate is the
+/// whole step):
+///
+/// ```
+/// use timestep::{Integrator, Rosenbrock, RosenbrockDense, RosenbrockTableau};
+///
+/// static LINEARLY_IMPLICIT_EULER: RosenbrockTableau<1> = RosenbrockTableau {
+///     name: "linearly-implicit-euler",
+///     order: 1,
+///     embedded_order: 0,
+///     gamma: 1.0,
+///     a: [[0.0]],
+///     c: [[0.0]],
+///     alpha: [0.0],
+///     gamma_sums: [1.0],
+///     b: [1.0],
+///     b_hat: [0.0],
+///     dense: RosenbrockDense::Hermite,
+/// };
+/// // On y' = λ y it is backward Euler: y₁ = y₀ / (1 − λ h).
+/// let mut y = 1.0_f64;
+/// let mut method = Rosenbrock::new(&LINEARLY_IMPLICIT_EULER);
+/// method.step(&mut y, &|y: &f64, _t: f64| -1000.0 * y, 0.0, 0.1)?;
+/// assert!((y - 1.0 / 101.0).abs() < 1e-15);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RosenbrockTableau<const S: usize> {
+    /// The method's kebab-case name.
+    pub name: &'static str,
+    /// The order of the propagated solution `b`.
+    pub order: u32,
+    /// The order of the embedded solution `b̂`: the step size is controlled for it.
+    pub embedded_order: u32,
+    /// The diagonal `γ` of the method (every stage solves with `I/(hγ) − J`).
+    pub gamma: f64,
+    /// `aᵢⱼ`, strictly lower triangular: where stage `i` evaluates `f`.
+    pub a: [[f64; S]; S],
+    /// `cᵢⱼ`, strictly lower triangular: the earlier stages in stage `i`'s right-hand side.
+    pub c: [[f64; S]; S],
+    /// `αᵢ = Σⱼ αᵢⱼ`: stage `i` evaluates `f` at `t + αᵢ h`.
+    pub alpha: [f64; S],
+    /// `γᵢ = Σⱼ₍ⱼ≤ᵢ₎ γᵢⱼ`: the weight of `h ∂f/∂t` in stage `i`.
+    pub gamma_sums: [f64; S],
+    /// The propagated weights (Hairer's `mᵢ`).
+    pub b: [f64; S],
+    /// The embedded weights (Hairer's `m̂ᵢ`).
+    pub b_hat: [f64; S],
+    /// The continuous extension.
+    pub dense: RosenbrockDense<S>,
+}
+
+/// How a Rosenbrock method gives the state inside a step (its dense output).
+///
+/// ```
+/// use timestep::{Rodas4, RosenbrockDense};
+///
+/// assert!(matches!(Rodas4::TABLEAU.dense, RosenbrockDense::Stages { order: 3, .. }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RosenbrockDense<const S: usize> {
+    /// The method's own interpolant in its stages:
+    /// `y(t + θh) = y + Σᵢ wᵢ(θ) Uᵢ` with `wᵢ(θ) = Σₖ weights[i][k] θ^(k+1)` (so
+    /// `wᵢ(1)` must be `bᵢ`), of order `order`.
+    Stages {
+        /// The coefficients of `θ`, `θ²` and `θ³` of each stage's weight.
+        weights: [[f64; 3]; S],
+        /// The interpolant's order.
+        order: u32,
+    },
+    /// The cubic Hermite interpolant of the two ends' states and rates (third order; the
+    /// rate at the end is the next step's first evaluation, so it costs nothing more).
+    Hermite,
+}
+
+impl<const S: usize> RosenbrockTableau<S> {
+    /// Whether stage `i` evaluates `f` where stage `i − 1` did (the same row of `a`, the
+    /// same `α`), so that evaluation is reused: ROS3P's third stage.
+    pub const fn reuses_rate(&self, i: usize) -> bool {
+        if i < 2 || i >= S || self.alpha[i] != self.alpha[i - 1] {
+            return false;
+        }
+        let mut j = 0;
+        while j < S {
+            if self.a[i][j] != self.a[i - 1][j] {
+                return false;
+            }
+            j += 1;
+        }
+        true
+    }
+
+    /// Force evaluations per fixed step for the stages (the first at the start included),
+    /// not counting the Jacobian (`n` with finite differences, one per diagonal of a band)
+    /// nor `∂f/∂t` (two, unless the forces are declared autonomous).
+    pub const fn evaluations(&self) -> u32 {
+        let mut count = 0;
+        let mut i = 0;
+        while i < S {
+            if !self.reuses_rate(i) {
+                count += 1;
+            }
+            i += 1;
+        }
+        count
+    }
+
+    /// The error weights `bᵢ − b̂ᵢ`.
+    pub fn error_weights(&self) -> [f64; S] {
+        core::array::from_fn(|i| self.b[i] - self.b_hat[i])
+    }
+
+    /// What the tableau says of itself.
+    pub const fn properties(&self) -> Properties {
+        Properties::explicit(self.name, self.order, self.evaluations()).implicit()
+    }
+}
+
+/// A [`RosenbrockTableau`] with its settings: which entries of the Jacobian can be non-zero,
+/// and whether the forces depend on time. It steps at a fixed step ([`Scheme`], through
+/// [`Integrator`](crate::Integrator)) and under error control
+/// ([`Adaptive`](crate::adaptive::Adaptive)).
+///
+/// Each step (or attempt) of size `h` from `(t, y)`:
+///
+/// 1. takes the Jacobian `J = ∂f/∂y` at `(t, y)`: from the forces when they give one
+///    ([`Forces::jacobian`], or [`WithJacobian`](crate::WithJacobian)), otherwise by forward
+///    differences, one force evaluation per coordinate, or one per diagonal of a
+///    [banded](Structure::Banded) Jacobian ([`with_structure`](Rosenbrock::with_structure)),
+///    with steps `√(ε · max(10⁻⁵, |yⱼ|))` as in Hairer's codes;
+/// 2. takes `∂f/∂t` by a central difference in `t` with step `ε^(1/3) · max(|t|, |h|)`
+///    (accurate to about `ε^(2/3)`, so it does not cap a fourth-order method's accuracy as
+///    rodas.f's forward difference does): two more force evaluations, right for any
+///    forces. Forces that do not depend on time can skip them
+///    ([`assume_autonomous`](Rosenbrock::assume_autonomous)); forces that do and are
+///    declared autonomous lose the method's order;
+/// 3. factors `I/(hγ) − J` once (LU with partial pivoting, dense or banded) and solves it
+///    once per stage.
+///
+/// So a step costs one Jacobian and one factorisation ([`Statistics`]'
+/// `jacobians` and `decompositions` count them), however stiff the forces: there is no
+/// Newton iteration to fail. Up to 16 unknowns the matrix lives in the workspace inline (on
+/// the stack for a step without a [`Stepper`](crate::Stepper)); beyond, on the heap, made
+/// once per workspace.
+///
+/// What a step does with unusual input, beyond the [`Integrator`](crate::Integrator) rules
+/// (`dt = 0` does nothing, negative `dt` runs backwards, non-finite `t` or `dt` is
+/// refused): a singular `I/(hγ) − J` returns [`StepError::SingularJacobian`], a non-finite
+/// Jacobian [`StepError::NonFiniteJacobian`], forces that return infinity or `NaN`
+/// [`StepError::NonFiniteResidual`], and the state is left unchanged; under error control
+/// the first two make the attempt report `f64::MAX` (the driver retries shorter: as
+/// `h → 0` the matrix tends to `I/(hγ)`, which is regular), the third a non-finite error.
+/// Huge steps are stable (both crate methods are L-stable) but no more accurate than the
+/// method's order allows; tiny steps are limited by the rounding of `I/(hγ) − J`, where
+/// `1/(hγ)` swamps `J` below about `ε · |J|` relative steps.
+///
+/// # Example
+///
+/// A heat equation on 1000 points (tridiagonal Jacobian, three force evaluations per
+/// Jacobian), stepped by Rodas4 at `dt/dx² ≈ 10⁴`:
+///
+/// ```
+/// use timestep::{InPlace, Integrator, Rodas4, Stepper, Structure};
+///
+/// let n = 1000;
+/// let dx = 1.0 / (n + 1) as f64;
+/// let heat = InPlace(move |u: &Vec<f64>, _t: f64, du: &mut Vec<f64>| {
+///     for i in 0..n {
+///         let left = if i > 0 { u[i - 1] } else { 0.0 };
+///         let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+///         du[i] = (left - 2.0 * u[i] + right) / (dx * dx);
+///     }
+/// });
+/// let pi = std::f64::consts::PI;
+/// let mut u: Vec<f64> = (1..=n).map(|i| (pi * i as f64 * dx).sin()).collect();
+/// let method = Rodas4
+///     .with_structure(Structure::Banded { lower: 1, upper: 1 })
+///     .assume_autonomous();
+/// let mut solver = Stepper::new(method);
+/// for i in 0..10 {
+///     solver.step(&mut u, &heat, i as f64 * 0.01, 0.01)?;
+/// }
+/// // The slowest mode decays like e^(−π² t) (up to the grid's O(dx²)).
+/// let middle = u[n / 2] / (pi * (n / 2 + 1) as f64 * dx).sin();
+/// assert!((middle - (-pi * pi * 0.1_f64).exp()).abs() < 1e-5);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rosenbrock<const S: usize> {
+    tableau: &'static RosenbrockTableau<S>,
+    structure: Structure,
+    autonomous: bool,
+}
+
+impl<const S: usize> Rosenbrock<S> {
+    /// The method of `tableau`, with a dense Jacobian and `∂f/∂t` by finite differences.
+    #[must_use]
+    pub const fn new(tableau: &'static RosenbrockTableau<S>) -> Self {
+        Rosenbrock {
+            tableau,
+            structure: Structure::Dense,
+            autonomous: false,
+        }
+    }
+
+    /// The same method, told which entries of the Jacobian can be non-zero: a
+    /// [banded](Structure::Banded) Jacobian costs one force evaluation per diagonal with
+    /// finite differences, and its factorisation works inside the band (`O(n)` per step for
+    /// a chain or a 1-D grid). A band that covers the whole matrix is solved densely. An
+    /// analytic Jacobian ([`Forces::jacobian`]) may only write the band's entries.
+    ///
+    /// ```
+    /// use timestep::{Rodas4, Structure};
+    ///
+    /// let banded = Rodas4.with_structure(Structure::Banded { lower: 1, upper: 1 });
+    /// assert_eq!(banded.structure().bandwidth(), 3);
+    /// ```
+    #[must_use]
+    pub const fn with_structure(self, structure: Structure) -> Self {
+        Rosenbrock { structure, ..self }
+    }
+
+    /// The same method, told that the forces do not depend on time, so that `∂f/∂t` is
+    /// taken as zero and its force evaluation saved. Forces that do depend on time are then
+    /// integrated at a lower order (the `γᵢ h ∂f/∂t` terms are what keep it).
+    ///
+    /// ```
+    /// use timestep::Rodas4;
+    ///
+    /// assert!(Rodas4.assume_autonomous().is_autonomous());
+    /// assert!(!timestep::Rosenbrock::new(&Rodas4::TABLEAU).is_autonomous());
+    /// ```
+    #[must_use]
+    pub const fn assume_autonomous(self) -> Self {
+        Rosenbrock {
+            autonomous: true,
+            ..self
+        }
+    }
+
+    /// The coefficients.
+    pub const fn tableau(&self) -> &'static RosenbrockTableau<S> {
+        self.tableau
+    }
+
+    /// Which entries of the Jacobian can be non-zero.
+    pub const fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// Whether `∂f/∂t` is taken as zero.
+    pub const fn is_autonomous(&self) -> bool {
+        self.autonomous
+    }
+}
+
+/// The buffers of a Rosenbrock step: one increment `Uᵢ` per stage, the rates at the start
+/// and end of the step, a stage rate, a sum, `∂f/∂t`, the state's coordinates, a probe
+/// state, the matrix `I − hγJ` and its LU factors, and two numbers per unknown.
+#[derive(Clone, Debug)]
+pub struct RosenbrockWorkspace<S: State, const N: usize> {
+    stages: [DerivativeOf<S>; N],
+    start_rate: DerivativeOf<S>,
+    end_rate: DerivativeOf<S>,
+    rate: DerivativeOf<S>,
+    sum: DerivativeOf<S>,
+    time_rate: DerivativeOf<S>,
+    coordinates: DerivativeOf<S>,
+    probe: S,
+    matrix: Result<Matrix<S::Scalar>, StepError>,
+    solution: Result<Buffer<S::Scalar>, StepError>,
+    steps: Result<Buffer<S::Scalar>, StepError>,
+}
+
+impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
+    fn new(state: &S, structure: Structure) -> Self {
+        let zero = state.zero_rate();
+        let n = zero.dim();
+        RosenbrockWorkspace {
+            stages: core::array::from_fn(|_| zero.clone()),
+            start_rate: zero.clone(),
+            end_rate: zero.clone(),
+            rate: zero.clone(),
+            sum: zero.clone(),
+            time_rate: zero.clone(),
+            coordinates: zero,
+            probe: state.clone(),
+            matrix: Matrix::new(structure, n),
+            solution: Buffer::zeroed(n),
+            steps: Buffer::zeroed(n),
+        }
+    }
+}
+
+impl<const N: usize> Rosenbrock<N> {
+    /// The stage increments `Uᵢ` of a step of `h` from `state` at `t`, whose rate is in the
+    /// workspace's `start_rate`, counting what it costs in `statistics`. `floor(j)` is the
+    /// size below which coordinate `j` does not matter (the absolute tolerance), for the
+    /// finite differences' steps.
+    #[allow(clippy::too_many_arguments)]
+    fn stages<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        floor: impl Fn(usize) -> S::Scalar,
+        statistics: &mut Statistics,
+    ) -> Result<(), StepError> {
+        let RosenbrockWorkspace {
+            stages,
+            start_rate,
+            rate,
+            sum,
+            time_rate,
+            coordinates,
+            probe,
+            matrix,
+            solution,
+            steps,
+            ..
+        } = workspace;
+        let matrix = matrix.as_mut().map_err(|e| *e)?;
+        let solution = solution.as_mut().map_err(|e| *e)?;
+        let steps = steps.as_mut().map_err(|e| *e)?;
+        let tableau = self.tableau;
+
+        statistics.jacobians += 1;
+        statistics.evaluations += jacobian::jacobian(
+            state,
+            forces,
+            t,
+            h,
+            start_rate,
+            floor,
+            matrix,
+            Differences {
+                coordinates,
+                nudge: sum,
+                nudged_rate: rate,
+                probe,
+                steps,
+            },
+        );
+        if !self.autonomous {
+            jacobian::time_derivative(state, forces, t, h, time_rate, rate);
+            statistics.evaluations += 2;
+        }
+
+        // I − hγJ = hγ (I/(hγ) − J): the stages solve it with right-hand sides scaled by hγ.
+        let h_gamma = h * S::Scalar::from_f64(tableau.gamma);
+        matrix.make_newton_matrix(|_| h_gamma);
+        statistics.decompositions += 1;
+        matrix.factor()?;
+
+        for i in 0..N {
+            if i > 0 && !tableau.reuses_rate(i) {
+                let (done, _) = stages.split_at(i);
+                let (direction, factor) = combination(&tableau.a[i][..i], done, sum);
+                state.probe_into(direction, S::Scalar::from_f64(factor), probe);
+                let stage_time = t + h * S::Scalar::from_f64(tableau.alpha[i]);
+                probe.derivative_into(forces, stage_time, rate);
+                statistics.evaluations += 1;
+            }
+            // The right-hand side f + Σ (cᵢⱼ/h) Uⱼ + γᵢ h ∂f/∂t, in `sum`.
+            sum.assign(if i == 0 { &*start_rate } else { &*rate });
+            for (j, stage) in stages.iter().enumerate().take(i) {
+                let c = tableau.c[i][j];
+                if c != 0.0 {
+                    sum.add_scaled_assign(stage, S::Scalar::from_f64(c) / h);
+                }
+            }
+            if !self.autonomous && tableau.gamma_sums[i] != 0.0 {
+                sum.add_scaled_assign(time_rate, h * S::Scalar::from_f64(tableau.gamma_sums[i]));
+            }
+            for (k, x) in solution.iter_mut().enumerate() {
+                *x = sum.component(k) * h_gamma;
+            }
+            matrix.solve(solution);
+            let stage = &mut stages[i];
+            for (k, x) in solution.iter().enumerate() {
+                stage.set_component(k, *x);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<const N: usize> Scheme for Rosenbrock<N> {
+    type Workspace<S: State> = RosenbrockWorkspace<S, N>;
+
+    fn workspace<S: State>(&self, state: &S) -> RosenbrockWorkspace<S, N> {
+        RosenbrockWorkspace::new(state, self.structure)
+    }
+
+    fn advance<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        state.derivative_into(forces, t, &mut workspace.start_rate);
+        if !workspace.start_rate.is_finite() {
+            return Err(StepError::NonFiniteResidual);
+        }
+        let no_floor = |_| S::Scalar::from_f64(0.0);
+        let mut statistics = Statistics::default();
+        self.stages(workspace, state, forces, t, dt, no_floor, &mut statistics)?;
+        let RosenbrockWorkspace { stages, sum, .. } = workspace;
+        let (direction, factor) = combination(&self.tableau.b, stages, sum);
+        if !direction.is_finite() {
+            return Err(StepError::NonFiniteResidual);
+        }
+        state.advance(direction, S::Scalar::from_f64(factor));
+        Ok(())
+    }
+
+    fn properties(&self) -> Properties {
+        self.tableau.properties()
+    }
+}
+
+impl<const N: usize> Memoryless for Rosenbrock<N> {}
+
+impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
+    type Workspace = RosenbrockWorkspace<S, N>;
+
+    fn workspace(&self, state: &S) -> RosenbrockWorkspace<S, N> {
+        RosenbrockWorkspace::new(state, self.structure)
+    }
+
+    fn error_order(&self) -> u32 {
+        self.tableau.embedded_order.min(self.tableau.order)
+    }
+
+    fn controller(&self) -> Controller {
+        Controller::RODAS
+    }
+
+    fn begin<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        state.derivative_into(forces, t, &mut workspace.start_rate);
+        statistics.evaluations += 1;
+    }
+
+    fn start_rate<'w>(&self, workspace: &'w RosenbrockWorkspace<S, N>) -> &'w DerivativeOf<S> {
+        &workspace.start_rate
+    }
+
+    fn attempt<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        norm: &mut ErrorNorm<'_, S>,
+        end: &mut S,
+        statistics: &mut Statistics,
+    ) -> f64 {
+        if !(h.to_f64().is_finite() && workspace.start_rate.is_finite()) {
+            // The forces are not finite at the start: no step can help.
+            return f64::NAN;
+        }
+        // The differences' steps are sized by the absolute tolerance too.
+        norm.measure(state, state);
+        let floor = |j| S::Scalar::from_f64(norm.scale(j));
+        if self
+            .stages(workspace, state, forces, t, h, floor, statistics)
+            .is_err()
+        {
+            // A singular or non-finite matrix: the driver retries shorter.
+            return f64::MAX;
+        }
+        let RosenbrockWorkspace { stages, sum, .. } = workspace;
+        let (direction, factor) = combination(&self.tableau.b, stages, sum);
+        end.clone_from(state);
+        end.advance(direction, S::Scalar::from_f64(factor));
+        norm.measure(state, end);
+        let (error, factor) = combination(&self.tableau.error_weights(), stages, sum);
+        norm.norm(error, factor)
+    }
+
+    fn accept<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        _start: &S,
+        end: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        _dense: bool,
+        statistics: &mut Statistics,
+    ) {
+        // The next step's first stage, and the Hermite interpolant's end slope.
+        end.derivative_into(forces, t + h, &mut workspace.end_rate);
+        statistics.evaluations += 1;
+    }
+
+    fn dense(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let RosenbrockWorkspace {
+            stages,
+            start_rate,
+            end_rate,
+            sum,
+            ..
+        } = workspace;
+        match self.tableau.dense {
+            RosenbrockDense::Stages { weights, .. } => {
+                let weights: [f64; N] = core::array::from_fn(|i| {
+                    let [w1, w2, w3] = weights[i];
+                    theta * (w1 + theta * (w2 + theta * w3))
+                });
+                let (direction, factor) = combination(&weights, stages, sum);
+                out.clone_from(start);
+                out.advance(direction, S::Scalar::from_f64(factor));
+            }
+            RosenbrockDense::Hermite => {
+                // y₀ + (3θ² − 2θ³)(y₁ − y₀) + h (θ − 2θ² + θ³) f₀ + h (θ³ − θ²) f₁.
+                let step = theta * theta * (3.0 - 2.0 * theta);
+                let weights: [f64; N] = core::array::from_fn(|i| step * self.tableau.b[i]);
+                sum.set_zero();
+                for (stage, weight) in stages.iter().zip(weights) {
+                    if weight != 0.0 {
+                        sum.add_scaled_assign(stage, S::Scalar::from_f64(weight));
+                    }
+                }
+                let first = theta * (1.0 - theta) * (1.0 - theta);
+                let last = theta * theta * (theta - 1.0);
+                sum.add_scaled_assign(start_rate, h * S::Scalar::from_f64(first));
+                sum.add_scaled_assign(end_rate, h * S::Scalar::from_f64(last));
+                out.clone_from(start);
+                out.advance(sum, S::Scalar::one());
+            }
+        }
+    }
+
+    fn step_on(&self, workspace: &mut RosenbrockWorkspace<S, N>) {
+        core::mem::swap(&mut workspace.start_rate, &mut workspace.end_rate);
+    }
+}
+
+/// Makes a unit struct whose `TABLEAU` is a Rosenbrock method the same method as
+/// [`Rosenbrock::new(&TABLEAU)`](Rosenbrock::new) with its default settings: a [`Scheme`]
+/// (so an [`Integrator`](crate::Integrator)) and an [`AdaptiveMethod`], with
+/// `with_structure` and `assume_autonomous` giving the [`Rosenbrock`] with those settings.
+macro_rules! rosenbrock_method {
+    ($method:ident, $stages:literal) => {
+        impl $method {
+            /// The method with its default settings (a dense Jacobian, `∂f/∂t` by finite
+            /// differences).
+            #[must_use]
+            pub const fn rosenbrock(self) -> $crate::Rosenbrock<$stages> {
+                $crate::Rosenbrock::new(&Self::TABLEAU)
+            }
+
+            /// The method told which entries of the Jacobian can be non-zero: see
+            /// [`Rosenbrock::with_structure`]($crate::Rosenbrock::with_structure).
+            ///
+            /// ```
+            #[doc = concat!("use timestep::{", stringify!($method), ", Structure};")]
+            ///
+            #[doc = concat!("let banded = ", stringify!($method), ".with_structure(Structure::Banded { lower: 2, upper: 0 });")]
+            /// assert_eq!(banded.structure(), Structure::Banded { lower: 2, upper: 0 });
+            /// ```
+            #[must_use]
+            pub const fn with_structure(
+                self,
+                structure: $crate::Structure,
+            ) -> $crate::Rosenbrock<$stages> {
+                self.rosenbrock().with_structure(structure)
+            }
+
+            /// The method told that the forces do not depend on time: see
+            /// [`Rosenbrock::assume_autonomous`]($crate::Rosenbrock::assume_autonomous).
+            ///
+            /// ```
+            #[doc = concat!("use timestep::", stringify!($method), ";")]
+            ///
+            #[doc = concat!("assert!(", stringify!($method), ".assume_autonomous().is_autonomous());")]
+            /// ```
+            #[must_use]
+            pub const fn assume_autonomous(self) -> $crate::Rosenbrock<$stages> {
+                self.rosenbrock().assume_autonomous()
+            }
+        }
+
+        impl $crate::integrators::Scheme for $method {
+            type Workspace<S: $crate::State> =
+                <$crate::Rosenbrock<$stages> as $crate::integrators::Scheme>::Workspace<S>;
+
+            fn workspace<S: $crate::State>(&self, state: &S) -> Self::Workspace<S> {
+                $crate::integrators::Scheme::workspace(&self.rosenbrock(), state)
+            }
+
+            fn advance<S: $crate::State, F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace<S>,
+                state: &mut S,
+                forces: &F,
+                t: S::Scalar,
+                dt: S::Scalar,
+            ) -> Result<(), $crate::StepError> {
+                $crate::integrators::Scheme::advance(
+                    &self.rosenbrock(),
+                    workspace,
+                    state,
+                    forces,
+                    t,
+                    dt,
+                )
+            }
+
+            fn properties(&self) -> $crate::integrators::Properties {
+                Self::TABLEAU.properties()
+            }
+        }
+
+        impl $crate::integrators::Memoryless for $method {}
+
+        impl<S: $crate::State> $crate::adaptive::AdaptiveMethod<S> for $method {
+            type Workspace = <$crate::Rosenbrock<$stages> as $crate::adaptive::AdaptiveMethod<
+                S,
+            >>::Workspace;
+
+            fn workspace(&self, state: &S) -> Self::Workspace {
+                $crate::adaptive::AdaptiveMethod::<S>::workspace(&self.rosenbrock(), state)
+            }
+
+            fn error_order(&self) -> u32 {
+                $crate::adaptive::AdaptiveMethod::<S>::error_order(&self.rosenbrock())
+            }
+
+            fn controller(&self) -> $crate::adaptive::Controller {
+                $crate::adaptive::AdaptiveMethod::<S>::controller(&self.rosenbrock())
+            }
+
+            fn begin<F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace,
+                state: &S,
+                forces: &F,
+                t: S::Scalar,
+                statistics: &mut $crate::adaptive::Statistics,
+            ) {
+                $crate::adaptive::AdaptiveMethod::<S>::begin(
+                    &self.rosenbrock(),
+                    workspace,
+                    state,
+                    forces,
+                    t,
+                    statistics,
+                )
+            }
+
+            fn start_rate<'w>(
+                &self,
+                workspace: &'w Self::Workspace,
+            ) -> &'w $crate::DerivativeOf<S> {
+                $crate::adaptive::AdaptiveMethod::<S>::start_rate(&self.rosenbrock(), workspace)
+            }
+
+            fn attempt<F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace,
+                state: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                norm: &mut $crate::adaptive::ErrorNorm<'_, S>,
+                end: &mut S,
+                statistics: &mut $crate::adaptive::Statistics,
+            ) -> f64 {
+                $crate::adaptive::AdaptiveMethod::<S>::attempt(
+                    &self.rosenbrock(),
+                    workspace,
+                    state,
+                    forces,
+                    t,
+                    h,
+                    norm,
+                    end,
+                    statistics,
+                )
+            }
+
+            fn accept<F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace,
+                start: &S,
+                end: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                dense: bool,
+                statistics: &mut $crate::adaptive::Statistics,
+            ) {
+                $crate::adaptive::AdaptiveMethod::<S>::accept(
+                    &self.rosenbrock(),
+                    workspace,
+                    start,
+                    end,
+                    forces,
+                    t,
+                    h,
+                    dense,
+                    statistics,
+                )
+            }
+
+            fn dense(
+                &self,
+                workspace: &mut Self::Workspace,
+                start: &S,
+                h: S::Scalar,
+                theta: f64,
+                out: &mut S,
+            ) {
+                $crate::adaptive::AdaptiveMethod::<S>::dense(
+                    &self.rosenbrock(),
+                    workspace,
+                    start,
+                    h,
+                    theta,
+                    out,
+                )
+            }
+
+            fn step_on(&self, workspace: &mut Self::Workspace) {
+                $crate::adaptive::AdaptiveMethod::<S>::step_on(&self.rosenbrock(), workspace)
+            }
+        }
+    };
+}
+pub(crate) use rosenbrock_method;
