@@ -1,10 +1,9 @@
 //! Backward (implicit) Euler: the whole rate at the end of the step, solved by the shared
 //! Newton iteration.
 
-use super::newton::{ImplicitWorkspace, Newton, Rule, Settings};
-use super::settings::newton_builders;
-use crate::integrators::{Memoryless, Properties, Scheme};
-use crate::{Forces, State, StepError};
+use super::newton::{ImplicitWorkspace, Rule, Settings};
+use super::settings::{newton_builders, one_stage_scheme};
+use crate::integrators::Properties;
 
 /// Backward (implicit) Euler: the state at the end of the step is defined by its own
 /// derivative, `y(t + dt) = y(t) + f(t + dt, y(t + dt)) · dt`.
@@ -12,7 +11,7 @@ use crate::{Forces, State, StepError};
 /// Each step solves for the end-of-step derivative `D` with Newton's method on
 /// `r(D) = D − f(t + dt, y + D dt) = 0`, starting from the derivative at the start of the
 /// step. The Jacobian `I − dt ∂f/∂y` comes from the forces when they give one
-/// ([`Forces::jacobian`], or [`WithJacobian`](crate::WithJacobian) for a closure), and otherwise from forward
+/// ([`Forces::jacobian`](crate::Forces::jacobian), or [`WithJacobian`](crate::WithJacobian) for a closure), and otherwise from forward
 /// differences: one force evaluation per coordinate, or, for a [banded](crate::Structure::Banded)
 /// Jacobian ([`with_structure`](BackwardEuler::with_structure)), one per diagonal of the
 /// band, whatever the size (a tridiagonal system costs 3). Each difference step is
@@ -23,7 +22,7 @@ use crate::{Forces, State, StepError};
 /// at least tenfold per iteration (simplified Newton), and made again when it does not.
 /// The iteration stops when every coordinate of the Newton correction is at most
 /// `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, where `yᵢ` is the state's coordinate (when the
-/// state gives them: [`State::coordinates_into`]), or within what rounding of the
+/// state gives them: [`State::coordinates_into`](crate::State::coordinates_into)), or within what rounding of the
 /// end-of-step state allows: far from the origin the force cannot be resolved better than
 /// `ε |∂f/∂y| |y|`.
 ///
@@ -36,7 +35,7 @@ use crate::{Forces, State, StepError};
 ///   converges in one iteration (two evaluations counting the check).
 ///
 /// A step that does not converge in `max_iterations` returns
-/// [`StepError::NotConverged`], and a singular or non-finite Jacobian or a non-finite force
+/// [`StepError::NotConverged`](crate::StepError::NotConverged), and a singular or non-finite Jacobian or a non-finite force
 /// return their own errors; the state is then left unchanged. Up to 16 unknowns the solve
 /// works on the stack (a particle in space has 6, a rigid body 13); beyond, on the heap,
 /// for any size: step a large state through a [`Stepper`](crate::Stepper), which makes
@@ -119,37 +118,11 @@ newton_builders!(BackwardEuler);
 #[cfg(feature = "serde")]
 super::settings::newton_serde!(BackwardEuler, "BackwardEuler");
 
-impl Default for BackwardEuler {
-    fn default() -> Self {
-        BackwardEuler::new()
-    }
-}
-
 /// The buffers of a backward Euler step (the same as every implicit method's).
 pub type BackwardEulerWorkspace<S> = ImplicitWorkspace<S>;
 
-impl Scheme for BackwardEuler {
-    type Workspace<S: State> = ImplicitWorkspace<S>;
-
-    fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S> {
-        ImplicitWorkspace::new(state, self.newton.structure, &Rule::BACKWARD_EULER)
-    }
-
-    fn advance<S: State, F: Forces<S> + ?Sized>(
-        &self,
-        workspace: &mut Self::Workspace<S>,
-        state: &mut S,
-        forces: &F,
-        t: S::Scalar,
-        dt: S::Scalar,
-    ) -> Result<(), StepError> {
-        Newton::new(&self.newton, &Rule::BACKWARD_EULER, workspace, state)?
-            .solve(state, forces, t, dt)
-    }
-
-    fn properties(&self) -> Properties {
-        Properties::explicit("backward-euler", 1, 1).implicit()
-    }
-}
-
-impl Memoryless for BackwardEuler {}
+one_stage_scheme!(
+    BackwardEuler,
+    Rule::BACKWARD_EULER,
+    Properties::explicit("backward-euler", 1, 1).implicit()
+);

@@ -1,10 +1,9 @@
 //! The implicit midpoint rule: the rate at the middle of the step, taken at the mean of
 //! both ends.
 
-use super::newton::{ImplicitWorkspace, Newton, Rule, Settings};
-use super::settings::newton_builders;
-use crate::integrators::{Memoryless, Properties, Scheme};
-use crate::{Forces, State, StepError};
+use super::newton::{Rule, Settings};
+use super::settings::{newton_builders, one_stage_scheme};
+use crate::integrators::Properties;
 
 /// The implicit midpoint rule: the step takes the rate at its middle, evaluated at the mean
 /// of the states at its two ends.
@@ -17,7 +16,7 @@ use crate::{Forces, State, StepError};
 /// iteration [`BackwardEuler`](crate::BackwardEuler) uses, on
 /// `r(D) = D − f(t + dt/2, y + D dt/2)`, whose matrix is `I − (dt/2) ∂f/∂y`: the same
 /// settings (tolerance, iterations, a [banded](crate::Structure::Banded) or analytic
-/// Jacobian through [`Forces::jacobian`] or [`WithJacobian`](crate::WithJacobian)), the
+/// Jacobian through [`Forces::jacobian`](crate::Forces::jacobian) or [`WithJacobian`](crate::WithJacobian)), the
 /// same errors, the same stack or heap workspace. (It is the one-stage Gauss–Legendre
 /// Runge–Kutta method.)
 ///
@@ -35,9 +34,9 @@ use crate::{Forces, State, StepError};
 ///   diagonal of a band); a linear system converges in one iteration plus the check.
 ///
 /// With `dt = 0` the state is untouched, a negative `dt` integrates backwards, and a
-/// non-finite `t`, `dt` or force is refused ([`StepError`]) with the state unchanged, as
+/// non-finite `t`, `dt` or force is refused ([`StepError`](crate::StepError)) with the state unchanged, as
 /// for every method ([`Integrator`](crate::Integrator)); a step too long for the state's
-/// precision returns [`StepError::StepTooLong`].
+/// precision returns [`StepError::StepTooLong`](crate::StepError::StepTooLong).
 ///
 /// Use it for long runs of stiff conservative systems: a symplectic method with no step
 /// limit.
@@ -101,35 +100,10 @@ newton_builders!(ImplicitMidpoint);
 #[cfg(feature = "serde")]
 super::settings::newton_serde!(ImplicitMidpoint, "ImplicitMidpoint");
 
-impl Default for ImplicitMidpoint {
-    fn default() -> Self {
-        ImplicitMidpoint::new()
-    }
-}
-
-impl Scheme for ImplicitMidpoint {
-    type Workspace<S: State> = ImplicitWorkspace<S>;
-
-    fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S> {
-        ImplicitWorkspace::new(state, self.newton.structure, &RULE)
-    }
-
-    fn advance<S: State, F: Forces<S> + ?Sized>(
-        &self,
-        workspace: &mut Self::Workspace<S>,
-        state: &mut S,
-        forces: &F,
-        t: S::Scalar,
-        dt: S::Scalar,
-    ) -> Result<(), StepError> {
-        Newton::new(&self.newton, &RULE, workspace, state)?.solve(state, forces, t, dt)
-    }
-
-    fn properties(&self) -> Properties {
-        Properties::explicit("implicit-midpoint", 2, 1)
-            .symplectic()
-            .implicit()
-    }
-}
-
-impl Memoryless for ImplicitMidpoint {}
+one_stage_scheme!(
+    ImplicitMidpoint,
+    RULE,
+    Properties::explicit("implicit-midpoint", 2, 1)
+        .symplectic()
+        .implicit()
+);

@@ -157,8 +157,57 @@ macro_rules! newton_serde {
 }
 
 pub(crate) use newton_builders;
+
+/// A one-stage rule with fixed coefficients as a method: its `Default` (`new()`), and the
+/// [`Scheme`](crate::Scheme) that solves `$rule` on the shared Newton iteration.
+macro_rules! one_stage_scheme {
+    ($method:ident, $rule:expr, $properties:expr) => {
+        impl Default for $method {
+            fn default() -> Self {
+                $method::new()
+            }
+        }
+
+        impl $crate::integrators::Scheme for $method {
+            type Workspace<S: $crate::State> =
+                $crate::integrators::implicit::newton::ImplicitWorkspace<S>;
+
+            fn workspace<S: $crate::State>(&self, state: &S) -> Self::Workspace<S> {
+                $crate::integrators::implicit::newton::ImplicitWorkspace::new(
+                    state,
+                    self.newton.structure,
+                    &$rule,
+                )
+            }
+
+            fn advance<S: $crate::State, F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace<S>,
+                state: &mut S,
+                forces: &F,
+                t: S::Scalar,
+                dt: S::Scalar,
+            ) -> Result<(), $crate::StepError> {
+                $crate::integrators::implicit::newton::Newton::new(
+                    &self.newton,
+                    &$rule,
+                    workspace,
+                    state,
+                )?
+                .solve(state, forces, t, dt)
+            }
+
+            fn properties(&self) -> $crate::integrators::Properties {
+                $properties
+            }
+        }
+
+        impl $crate::integrators::Memoryless for $method {}
+    };
+}
 #[cfg(feature = "serde")]
 pub(crate) use newton_serde;
+pub(crate) use one_stage_scheme;
 
 /// A saved setting a method's builders would refuse.
 #[cfg(feature = "serde")]

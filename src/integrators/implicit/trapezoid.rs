@@ -1,9 +1,8 @@
 //! The trapezoidal rule (Crank–Nicolson): the mean of the rates at both ends of the step.
 
-use super::newton::{ImplicitWorkspace, Newton, Rule, Settings};
-use super::settings::newton_builders;
-use crate::integrators::{Memoryless, Properties, Scheme};
-use crate::{Forces, State, StepError};
+use super::newton::{Rule, Settings};
+use super::settings::{newton_builders, one_stage_scheme};
+use crate::integrators::Properties;
 
 /// The trapezoidal rule (Crank–Nicolson for a discretised PDE): the step takes the mean of
 /// the rates at its two ends.
@@ -16,7 +15,7 @@ use crate::{Forces, State, StepError};
 /// iteration [`BackwardEuler`](crate::BackwardEuler) uses, on
 /// `r(D) = D − ½ f(t, y) − ½ f(t + dt, y + D dt)`, whose matrix is `I − (dt/2) ∂f/∂y`:
 /// the same settings (tolerance, iterations, a [banded](crate::Structure::Banded) or
-/// analytic Jacobian through [`Forces::jacobian`] or [`WithJacobian`](crate::WithJacobian)),
+/// analytic Jacobian through [`Forces::jacobian`](crate::Forces::jacobian) or [`WithJacobian`](crate::WithJacobian)),
 /// the same errors, the same stack or heap workspace.
 ///
 /// - **Order** 2.
@@ -35,9 +34,9 @@ use crate::{Forces, State, StepError};
 ///   force is not reused as the next start's.
 ///
 /// With `dt = 0` the state is untouched, a negative `dt` integrates backwards, and a
-/// non-finite `t`, `dt` or force is refused ([`StepError`]) with the state unchanged, as
+/// non-finite `t`, `dt` or force is refused ([`StepError`](crate::StepError)) with the state unchanged, as
 /// for every method ([`Integrator`](crate::Integrator)); a step too long for the state's
-/// precision returns [`StepError::StepTooLong`].
+/// precision returns [`StepError::StepTooLong`](crate::StepError::StepTooLong).
 ///
 /// Use it for oscillations you want to keep at a step past the explicit limit, and for
 /// diffusion (Crank–Nicolson) when second order matters more than damping stiff modes.
@@ -96,33 +95,8 @@ newton_builders!(Trapezoid);
 #[cfg(feature = "serde")]
 super::settings::newton_serde!(Trapezoid, "Trapezoid");
 
-impl Default for Trapezoid {
-    fn default() -> Self {
-        Trapezoid::new()
-    }
-}
-
-impl Scheme for Trapezoid {
-    type Workspace<S: State> = ImplicitWorkspace<S>;
-
-    fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S> {
-        ImplicitWorkspace::new(state, self.newton.structure, &RULE)
-    }
-
-    fn advance<S: State, F: Forces<S> + ?Sized>(
-        &self,
-        workspace: &mut Self::Workspace<S>,
-        state: &mut S,
-        forces: &F,
-        t: S::Scalar,
-        dt: S::Scalar,
-    ) -> Result<(), StepError> {
-        Newton::new(&self.newton, &RULE, workspace, state)?.solve(state, forces, t, dt)
-    }
-
-    fn properties(&self) -> Properties {
-        Properties::explicit("trapezoid", 2, 1).implicit()
-    }
-}
-
-impl Memoryless for Trapezoid {}
+one_stage_scheme!(
+    Trapezoid,
+    RULE,
+    Properties::explicit("trapezoid", 2, 1).implicit()
+);
