@@ -509,9 +509,9 @@ pub use integrators::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dop853, Dopri5,
     EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator,
     Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError, ParseMethodError,
-    PlainDrift, PositionVerlet, PredictorCorrector, Properties, Rk4, Scheme, SemiImplicitEuler,
-    Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, WithJacobian,
-    WithLinearPart,
+    PlainDrift, PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4, Scheme,
+    SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet,
+    WithJacobian, WithLinearPart,
 };
 pub use linalg::{Jacobian, Structure};
 
@@ -524,7 +524,8 @@ pub mod workspace {
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
         CompositionWorkspace, ExponentialEulerWorkspace, ImplicitWorkspace, MethodWorkspace,
-        PositionVerletWorkspace, RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
+        PositionVerletWorkspace, Radau5Workspace, RkWorkspace, SemiImplicitEulerWorkspace,
+        VerletWorkspace,
     };
 }
 pub use interpolate::{Interpolate, InterpolateMotion};

@@ -1,6 +1,6 @@
 //! [`AdaptiveMethod`]: what the [`Adaptive`](super::Adaptive) driver asks of a method.
 
-use super::{Controller, ErrorNorm, Statistics};
+use super::{Controller, Decision, ErrorNorm, Statistics};
 use crate::{DerivativeOf, Forces, State};
 
 /// A method the [`Adaptive`](super::Adaptive) driver can step under error control: it
@@ -66,6 +66,19 @@ pub trait AdaptiveMethod<S: State> {
         end: &mut S,
         statistics: &mut Statistics,
     ) -> f64;
+
+    /// The method's own decision on the attempt just made, whose error norm `attempt`
+    /// returned as `error`, or `None` (the default) to leave it to the run's
+    /// [`Controller`].
+    ///
+    /// For a method whose step size depends on more than its error: Radau5 shrinks a step
+    /// by how badly its Newton iteration converged, keeps a step unchanged (so that its
+    /// factorisation is reused) when the error asks for a change under 20%, and predicts
+    /// with Gustafsson's controller, as radau5.f does. The explicit pairs return `None`.
+    fn decide(&self, workspace: &mut Self::Workspace, error: f64) -> Option<Decision> {
+        let _ = (workspace, error);
+        None
+    }
 
     /// The last attempt, from `start` to `end`, is accepted: evaluates what stepping on
     /// needs (the rate at `end`, unless the attempt already did) and, if `dense`, what

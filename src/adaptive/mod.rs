@@ -34,7 +34,7 @@ mod method;
 mod solver;
 mod tolerances;
 
-pub use controller::Controller;
+pub use controller::{Controller, Decision};
 pub use embedded::PairWorkspace;
 pub(crate) use embedded::adaptive_pair;
 pub use events::{Action, Direction, Event, Events, NoAction};

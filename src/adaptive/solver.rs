@@ -391,9 +391,13 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             if !error_norm.is_finite() {
                 return Err(AdaptiveError::NonFiniteError { t, h });
             }
-            let decision =
-                self.controller
-                    .decide(error_norm, order, &mut previous_error, after_rejection);
+            let decision = match method.decide(stages, error_norm) {
+                Some(decision) => decision,
+                None => {
+                    self.controller
+                        .decide(error_norm, order, &mut previous_error, after_rejection)
+                }
+            };
             if !decision.accept {
                 statistics.rejected += 1;
                 after_rejection = true;

@@ -17,7 +17,7 @@ pub(crate) use explicit_rk::{Stages, combination};
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Newmark,
-    NewmarkError, Trapezoid, WithJacobian,
+    NewmarkError, Radau5, Radau5Workspace, Trapezoid, WithJacobian,
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};
