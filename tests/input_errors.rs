@@ -225,6 +225,7 @@ fn method_names_round_trip() {
             "trapezoid",
             "implicit-midpoint",
             "newmark",
+            "radau5",
         ]
     );
     // Forest and Ruth's method is also Yoshida's 4th order, and parses by that name too.

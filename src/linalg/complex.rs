@@ -207,7 +207,7 @@ mod tests {
     /// overflow where `|b|²` would overflow.
     #[test]
     fn division() {
-        let a = Complex::new(3.0, -2.0);
+        let a = Complex::new(3.0_f64, -2.0);
         for b in [
             Complex::new(0.5, 4.0),
             Complex::new(-4.0, 0.25),
