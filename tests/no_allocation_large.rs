@@ -4,7 +4,10 @@
 //! `Vec<f64>`, a `Vec<DVec3>` and [`Particles<DVec3>`] with forces written in place, and for
 //! the benchmarks' cases: a chain of masses stepped by RK4 and by Verlet, gravity between
 //! bodies stepped by Verlet (both [`Particles<DVec3>`]), and the heat equation stepped by
-//! banded backward Euler (finite differences, an analytic Jacobian, and [`WithJacobian`]).
+//! banded backward Euler (finite differences, an analytic Jacobian, and [`WithJacobian`]);
+//! and Radau5 under error control, whose second run of an [`Adaptive`] allocates nothing.
+//!
+//! [`Adaptive`]: timestep::adaptive::Adaptive
 //!
 //! The counter is per thread, so tests running side by side on other threads cannot add to
 //! it. `unsafe` here is only the `GlobalAlloc` implementation, which forwards every call
@@ -365,4 +368,49 @@ fn with_jacobian_keeps_forces_in_place() {
         count, 0,
         "banded backward Euler, WithJacobian: {count} allocations in {STEPS} steps"
     );
+}
+
+/// Radau5 under error control on a `Vec<f64>`: the first run makes the workspace (the
+/// stage buffers, the Jacobian and both factorisations, dense and then banded), and a
+/// second run of the same size, with an observer reading the dense output, allocates
+/// nothing, through dozens of steps with Jacobian reuse, refactorisations and rejections.
+#[test]
+fn adaptive_radau5_allocates_only_in_its_first_run() {
+    use timestep::Radau5;
+    use timestep::adaptive::{Adaptive, Tolerances};
+    let n = 40;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        heat_rate(u, scale, out);
+        // A nonlinear source, so that Newton iterates.
+        for (o, u) in out.iter_mut().zip(u) {
+            *o += u * u;
+        }
+    });
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
+        let mut solver = Adaptive::new(Radau5::new().with_structure(structure))
+            .with_tolerances(Tolerances::new(1e-6, 1e-9));
+        let mut u = start.clone();
+        solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
+        let mut u = start.clone();
+        let mut probe = start.clone();
+        let mut observed = 0;
+        let before = ALLOCATIONS.with(Cell::get);
+        let statistics = solver
+            .solve_with(&mut u, &forces, 0.0, 0.5, |step| {
+                let middle = 0.5 * (step.start_time() + step.end_time());
+                step.state_at(middle, &mut probe);
+                observed += 1;
+            })
+            .unwrap();
+        let count = ALLOCATIONS.with(Cell::get) - before;
+        assert!(statistics.accepted > 5 && statistics.jacobians > 0 && observed > 5);
+        assert_eq!(
+            count, 0,
+            "Radau5 ({structure:?}): {count} allocations in a run of {statistics:?}"
+        );
+    }
 }

@@ -31,6 +31,10 @@
 //! writes it with `E₁ = (γ/h) I − J` as `E₁⁻¹ (f(y₀) + Σ dᵢ Zᵢ / h)`, where
 //! `d = (−(13 + 7√6)/3, (−13 + 7√6)/3, −1/3)`.
 
+// radau5.f's 20 digits, kept as printed so that they can be checked against the source;
+// the compiler rounds them to the nearest double.
+#![allow(clippy::excessive_precision)]
+
 use num_traits::Float;
 
 /// `√6`, `∛81` and `∛9`, in `f64` (std or libm through num-traits).
@@ -199,10 +203,10 @@ mod tests {
             }
         }
         let identity = product(&T, &T_INVERSE);
-        for i in 0..3 {
-            for j in 0..3 {
+        for (i, row) in identity.iter().enumerate() {
+            for (j, entry) in row.iter().enumerate() {
                 let one = if i == j { 1.0 } else { 0.0 };
-                assert!((identity[i][j] - one).abs() < 1e-15, "T T⁻¹ ({i}, {j})");
+                assert!((entry - one).abs() < 1e-15, "T T⁻¹ ({i}, {j})");
             }
         }
         // Hairer–Wanner II, IV.8: γ ≈ 3.6378, α ± iβ ≈ 2.6811 ± 3.0504 i.

@@ -262,10 +262,10 @@ impl<S: State> Radau5Workspace<S> {
             beta,
             ..
         } = self.coefficients;
-        for k in 0..3 {
-            state.probe_into(&self.z[k], S::Scalar::one(), &mut self.probe);
+        for ((z, rate), c) in self.z.iter().zip(&mut self.f).zip(c) {
+            state.probe_into(z, S::Scalar::one(), &mut self.probe);
             self.probe
-                .derivative_into(forces, t + s::<S::Scalar>(c[k]) * h, &mut self.f[k]);
+                .derivative_into(forces, t + s::<S::Scalar>(c) * h, rate);
         }
         let Ok(linear) = self.linear.as_mut() else {
             return f64::NAN;
@@ -314,11 +314,8 @@ impl<S: State> Radau5Workspace<S> {
                 w[k] = self.w[k].component(i) + delta[k];
                 self.w[k].set_component(i, w[k]);
             }
-            for k in 0..3 {
-                self.z[k].set_component(
-                    i,
-                    t_matrix[k][0] * w[0] + t_matrix[k][1] * w[1] + t_matrix[k][2] * w[2],
-                );
+            for (z, row) in self.z.iter_mut().zip(&t_matrix) {
+                z.set_component(i, row[0] * w[0] + row[1] * w[1] + row[2] * w[2]);
             }
         }
         (sum / (3 * n).max(1) as f64).sqrt()
