@@ -11,12 +11,15 @@ use crate::{DerivativeOf, Forces, State};
 /// landing on the end, events and observers), so a method is its stages, its error
 /// estimate and its interpolant. The crate's methods: the embedded Runge–Kutta pairs
 /// ([`Bs3`](crate::Bs3), [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5),
-/// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)).
+/// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)), and
+/// the implicit [`Radau5`](crate::Radau5).
 ///
 /// A run calls, in order: [`begin`](AdaptiveMethod::begin) at the start (and again after
 /// an event changed the state), then for each step [`attempt`](AdaptiveMethod::attempt)
 /// until one is accepted, [`accept`](AdaptiveMethod::accept), any number of
-/// [`dense`](AdaptiveMethod::dense) calls, and [`step_on`](AdaptiveMethod::step_on).
+/// [`dense`](AdaptiveMethod::dense) calls, and [`step_on`](AdaptiveMethod::step_on). After
+/// each attempt the driver asks [`decide`](AdaptiveMethod::decide) whether the method
+/// controls the step itself, and otherwise its [`Controller`].
 pub trait AdaptiveMethod<S: State> {
     /// The buffers a run keeps (stage values, Jacobians), sized from the state once and
     /// reused by every later step and run.

@@ -9,7 +9,8 @@ use num_traits::Float;
 /// estimated, measured against the [`Tolerances`], and the [`Controller`] picks the next
 /// step; a step whose error is too large is rejected and retried smaller. The method is
 /// any [`AdaptiveMethod`]: an embedded Runge–Kutta pair ([`Dopri5`](crate::Dopri5),
-/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3), [`Dop853`](crate::Dop853)).
+/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3), [`Dop853`](crate::Dop853)), or for stiff
+/// problems [`Radau5`](crate::Radau5), which controls its own steps.
 ///
 /// It keeps its workspace (the method's stage values, the candidate state) between runs,
 /// like a [`Stepper`](crate::Stepper): after the first run nothing allocates, for states
