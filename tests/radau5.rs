@@ -422,3 +422,19 @@ fn adaptive_runs_report_non_finite_forces() {
         "{error:?}"
     );
 }
+
+#[test]
+fn adaptive_runs_go_backwards() {
+    // y' = −y from y(0) = 1 back to t = −2: e², growing backwards, to the tolerance.
+    let decay = |y: &f64, _t: f64| -y;
+    let mut y = 1.0;
+    let statistics = Adaptive::new(Radau5::new())
+        .with_tolerances(Tolerances::new(1e-8, 1e-8))
+        .solve(&mut y, &decay, 0.0, -2.0)
+        .unwrap();
+    assert!(
+        (y - 2f64.exp()).abs() < 1e-5 * 2f64.exp(),
+        "{y} {statistics:?}"
+    );
+    assert!(statistics.accepted > 3);
+}

@@ -539,7 +539,10 @@ fn radau5_settings_round_trip_and_are_checked() {
         r#"{"tolerance":null,"max_iterations":0}"#,
         r#"{"tolerance":null,"max_iterations":7,"nit":7}"#,
     ] {
-        assert!(serde_json::from_str::<timestep::Radau5>(bad).is_err(), "{bad}");
+        assert!(
+            serde_json::from_str::<timestep::Radau5>(bad).is_err(),
+            "{bad}"
+        );
     }
     let kind = MethodKind::Radau5(banded);
     let json = serde_json::to_string(&kind).unwrap();

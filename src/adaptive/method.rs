@@ -78,6 +78,14 @@ pub trait AdaptiveMethod<S: State> {
     /// by how badly its Newton iteration converged, keeps a step unchanged (so that its
     /// factorisation is reused) when the error asks for a change under 20%, and predicts
     /// with Gustafsson's controller, as radau5.f does. The explicit pairs return `None`.
+    ///
+    /// ```
+    /// use timestep::adaptive::AdaptiveMethod;
+    /// use timestep::Dopri5;
+    ///
+    /// let mut workspace = AdaptiveMethod::<f64>::workspace(&Dopri5, &1.0);
+    /// assert_eq!(AdaptiveMethod::<f64>::decide(&Dopri5, &mut workspace, 0.5), None);
+    /// ```
     fn decide(&self, workspace: &mut Self::Workspace, error: f64) -> Option<Decision> {
         let _ = (workspace, error);
         None
