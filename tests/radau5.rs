@@ -368,6 +368,15 @@ fn fixed_steps_go_backwards_stop_at_zero_and_refuse_non_finite_forces() {
     let mut y = 1.0;
     radau.step(&mut y, &decay, 0.0, 1e12).unwrap();
     assert!((y - 3e-12).abs() < 1e-15, "{y}");
+    // Extreme steps: 10³⁰⁰ (R = 3·10⁻³⁰⁰, which the step's increment Z₃ ≈ −1 resolves
+    // only to rounding of the start, 10⁻¹⁶) and a subnormal 10⁻³¹⁰ (nothing moves): the
+    // matrices are γ I − h J, finite for both.
+    let mut y = 1.0;
+    radau.step(&mut y, &decay, 0.0, 1e300).unwrap();
+    assert!(y.abs() <= f64::EPSILON, "{y}");
+    let mut y = 1.0;
+    radau.step(&mut y, &decay, 0.0, 1e-310).unwrap();
+    assert_eq!(y, 1.0);
     // Non-finite forces: refused, the state untouched.
     let broken = |_: &f64, _t: f64| f64::NAN;
     let mut y = 1.0;

@@ -1,6 +1,6 @@
 //! [`Complex`] numbers and [`ComplexMatrix`]: the complex `n × n` system of Radau5's
-//! transformed Newton iteration, `((α + iβ)/h) I − J`, factored by the same dense or
-//! banded LU as real matrices.
+//! transformed Newton iteration, `(α + iβ) I − h J`, factored by the same dense or banded
+//! LU as real matrices.
 
 use super::{Buffer, Matrix, banded, dense};
 use crate::{Scalar, StepError, Structure};
@@ -102,8 +102,8 @@ impl<T: Scalar> ComplexMatrix<T> {
         })
     }
 
-    /// Sets this matrix to `shift·I − J` for the real `jacobian` (of the same structure
-    /// and size) and factors it as `P A = L U`.
+    /// Sets this matrix to `shift·I − scale·J` for the real `jacobian` (of the same
+    /// structure and size) and factors it as `P A = L U`.
     ///
     /// # Errors
     ///
@@ -112,6 +112,7 @@ impl<T: Scalar> ComplexMatrix<T> {
     pub(crate) fn factor_shifted(
         &mut self,
         jacobian: &Matrix<T>,
+        scale: T,
         shift: Complex<T>,
     ) -> Result<(), StepError> {
         debug_assert_eq!(
@@ -119,7 +120,7 @@ impl<T: Scalar> ComplexMatrix<T> {
             (jacobian.dim, jacobian.structure)
         );
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
-            *entry = Complex::new(-j, T::zero());
+            *entry = Complex::new(-(scale * j), T::zero());
         }
         let n = self.dim;
         for i in 0..n {
@@ -183,7 +184,7 @@ mod tests {
                 }
             }
             let mut complex = ComplexMatrix::<f64>::new(structure, n).unwrap();
-            complex.factor_shifted(&jacobian, shift).unwrap();
+            complex.factor_shifted(&jacobian, 1.0, shift).unwrap();
             real.factor().unwrap();
             let b: Vec<Complex<f64>> = (0..n)
                 .map(|i| Complex::new((i as f64).cos(), (i as f64 * 0.5).sin()))

@@ -102,9 +102,9 @@ impl<T: Scalar> Matrix<T> {
         }
     }
 
-    /// Sets this matrix to `shift·I − J` for `jacobian` (of the same structure and size)
-    /// and factors it: the real system of Radau5's transformed Newton iteration,
-    /// `(γ/h) I − J`, made from a Jacobian kept unfactored across steps.
+    /// Sets this matrix to `shift·I − scale·J` for `jacobian` (of the same structure and
+    /// size) and factors it: the real system of Radau5's transformed Newton iteration,
+    /// `γ I − h J`, made from a Jacobian kept unfactored across steps.
     ///
     /// # Errors
     ///
@@ -112,6 +112,7 @@ impl<T: Scalar> Matrix<T> {
     pub(crate) fn factor_shifted(
         &mut self,
         jacobian: &Matrix<T>,
+        scale: T,
         shift: T,
     ) -> Result<(), StepError> {
         debug_assert_eq!(
@@ -119,7 +120,7 @@ impl<T: Scalar> Matrix<T> {
             (jacobian.dim, jacobian.structure)
         );
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
-            *entry = -j;
+            *entry = -(scale * j);
         }
         for i in 0..self.dim {
             let at = self.offset(i, i);

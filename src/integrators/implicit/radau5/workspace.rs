@@ -210,7 +210,10 @@ impl<S: State> Radau5Workspace<S> {
         Ok(evaluations)
     }
 
-    /// Factors `(γ/h) I − J` and `((α + iβ)/h) I − J` for a step of `h`.
+    /// Factors `γ I − h J` and `(α + iβ) I − h J` for a step of `h`: radau5.f's
+    /// `(γ/h) I − J` and `((α + iβ)/h) I − J` times `h`, as the crate's other implicit
+    /// methods write theirs (`I − h J`), so that a tiny step does not overflow `γ/h` (the
+    /// right-hand sides are scaled by `h` to match).
     ///
     /// # Errors
     ///
@@ -222,10 +225,11 @@ impl<S: State> Radau5Workspace<S> {
         let linear = self.linear.as_mut().map_err(|e| *e)?;
         linear
             .real
-            .factor_shifted(&linear.jacobian, s::<S::Scalar>(gamma) / h)?;
+            .factor_shifted(&linear.jacobian, h, s::<S::Scalar>(gamma))?;
         linear.complex.factor_shifted(
             &linear.jacobian,
-            Complex::new(s::<S::Scalar>(alpha) / h, s::<S::Scalar>(beta) / h),
+            h,
+            Complex::new(s::<S::Scalar>(alpha), s::<S::Scalar>(beta)),
         )
     }
 
@@ -262,7 +266,7 @@ impl<S: State> Radau5Workspace<S> {
 
     /// One simplified Newton iteration on the transformed stage system (Hairer–Wanner II,
     /// IV.8, (8.16)–(8.18); radau5.f's loop 40 and `SLVRAD`): the three stage rates, the
-    /// right-hand sides `T⁻¹ F(Z) − h⁻¹ Λ W`, one real and one complex solve, and
+    /// right-hand sides `h T⁻¹ F(Z) − Λ W`, one real and one complex solve, and
     /// `W += ΔW`, `Z = T W`. Returns the root mean square of `ΔW` over the scales
     /// (`scale` in the linear algebra), `NaN` or infinite when a stage rate was.
     pub(super) fn newton_iteration<F: Forces<S> + ?Sized>(
@@ -287,10 +291,11 @@ impl<S: State> Radau5Workspace<S> {
         let Ok(linear) = self.linear.as_mut() else {
             return f64::NAN;
         };
+        // radau5.f's right-hand sides times h, for the matrices times h.
         let (fac1, alphn, betan) = (
-            s::<S::Scalar>(gamma) / h,
-            s::<S::Scalar>(alpha) / h,
-            s::<S::Scalar>(beta) / h,
+            s::<S::Scalar>(gamma),
+            s::<S::Scalar>(alpha),
+            s::<S::Scalar>(beta),
         );
         let ti = T_INVERSE.map(|row| row.map(s::<S::Scalar>));
         let n = self.start_rate.dim();
@@ -306,7 +311,7 @@ impl<S: State> Radau5Workspace<S> {
                 self.w[2].component(i),
             ];
             let g: [S::Scalar; 3] =
-                core::array::from_fn(|k| ti[k][0] * a[0] + ti[k][1] * a[1] + ti[k][2] * a[2]);
+                core::array::from_fn(|k| h * (ti[k][0] * a[0] + ti[k][1] * a[1] + ti[k][2] * a[2]));
             linear.real_rhs[i] = g[0] - fac1 * w[0];
             linear.complex_rhs[i] = Complex::new(
                 g[1] - alphn * w[1] + betan * w[2],
@@ -338,7 +343,8 @@ impl<S: State> Radau5Workspace<S> {
         (sum / (3 * n).max(1) as f64).sqrt()
     }
 
-    /// radau5.f's error estimate (`ESTRAD`): `e = E₁⁻¹ (f(y₀) + Σ dᵢ Zᵢ / h)`, its root
+    /// radau5.f's error estimate (`ESTRAD`): `e = E₁⁻¹ (f(y₀) + Σ dᵢ Zᵢ / h)` with
+    /// `E₁ = (γ/h) I − J` (computed as `(γ I − h J)⁻¹ (h f(y₀) + Σ dᵢ Zᵢ)`), its root
     /// mean square over the scales (`scale` in the linear algebra), at least 10⁻¹⁰; and
     /// when that is above 1 on a first or a retried step (where a stiff component can
     /// make the first estimate far too large), the filtered estimate
@@ -352,7 +358,7 @@ impl<S: State> Radau5Workspace<S> {
         h: S::Scalar,
         second: bool,
     ) -> (f64, u64) {
-        let d = self.coefficients.d.map(|d| s::<S::Scalar>(d) / h);
+        let d = self.coefficients.d.map(s::<S::Scalar>);
         let n = self.dim();
         let Ok(linear) = self.linear.as_mut() else {
             return (f64::NAN, 0);
@@ -363,7 +369,7 @@ impl<S: State> Radau5Workspace<S> {
                 + d[2] * self.z[2].component(i);
             // Kept for the second estimate.
             self.scratch.set_component(i, combination);
-            linear.real_rhs[i] = combination + self.start_rate.component(i);
+            linear.real_rhs[i] = combination + h * self.start_rate.component(i);
         }
         linear.real.solve(&mut linear.real_rhs);
         let norm = |linear: &Linear<S::Scalar>| {
@@ -385,7 +391,7 @@ impl<S: State> Radau5Workspace<S> {
         state.probe_into(&self.f[0], S::Scalar::one(), &mut self.probe);
         self.probe.derivative_into(forces, t, &mut self.f[1]);
         for i in 0..n {
-            linear.real_rhs[i] = self.f[1].component(i) + self.scratch.component(i);
+            linear.real_rhs[i] = h * self.f[1].component(i) + self.scratch.component(i);
         }
         linear.real.solve(&mut linear.real_rhs);
         (norm(linear), 1)
