@@ -174,6 +174,7 @@
 //! | [`Trapezoid`] | 2 | no | 1 + one per coordinate per Newton iteration | every k, keeping a linear spring's energy exactly |
 //! | [`ImplicitMidpoint`] | 2 | yes | 1 + one per coordinate per Newton iteration | every k, keeping a linear spring's energy exactly |
 //! | [`Newmark`] (`new()`: β = ¼, γ = ½) | 2 (1 when γ ≠ ½) | no | 1 + one per coordinate per Newton iteration | every k (average acceleration); ω dt ≤ 2√3 for `linear_acceleration()` |
+//! | [`Radau5`] | 5 | no | 1 + 3 per Newton iteration, + one per coordinate per Jacobian | every k, damping stiff modes in a step (L-stable) |
 //! | [`Leapfrog`] | 2 | yes | 1 | k up to 4m/dt² = 40 000 N/m (ω dt ≤ 2) |
 //! | [`Beeman`] | 2 | no | 1 | k up to 4m/dt² = 40 000 N/m (ω dt ≤ 2) |
 //! | [`AdamsBashforthMoulton`] | 4 | no | 2 | no k strictly: it gains energy by `0.16 (ω dt)⁶` per step, fast past ω dt ≈ 0.23 |
@@ -233,6 +234,12 @@
 //!   any stiffness, a k = 10⁶ spring at 60 Hz keeps its energy to 10⁻¹² over 10⁵ steps; the
 //!   midpoint rule is symplectic), or [`Newmark`] for structural models; these keep stiff
 //!   modes ringing (flipping sign each step) where backward Euler damps them.
+//! - **Stiff systems to a tolerance** (chemical kinetics, relaxation oscillations,
+//!   method-of-lines PDEs): [`adaptive::Adaptive`] with [`Radau5`], Hairer and Wanner's
+//!   Radau IIA code: fifth order, L-stable, its Jacobian and factorisations kept across
+//!   steps. On Robertson's kinetics to t = 40 it needs 532 force evaluations where
+//!   Dormand–Prince, held to its stability limit, needs 207 542; on Van der Pol with
+//!   `μ = 1000` it takes radau5.f's own steps (242 accepted, 2248 evaluations).
 //! - **Free rotation of rigid bodies** (tumbling debris, satellites, thrown tools):
 //!   [`rigid::Splitting`], kick, exact rotations about the principal axes, kick. On a
 //!   torque-free body with `I = diag(1, 2, 3)` spun near its unstable intermediate axis
@@ -523,9 +530,9 @@ pub use integrators::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dop853, Dopri5,
     EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator,
     Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError, ParseMethodError,
-    PlainDrift, PositionVerlet, PredictorCorrector, Properties, Rk4, Scheme, SemiImplicitEuler,
-    Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, WithJacobian,
-    WithLinearPart,
+    PlainDrift, PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4, Scheme,
+    SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet,
+    WithJacobian, WithLinearPart,
 };
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};
@@ -540,7 +547,8 @@ pub mod workspace {
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
         CompositionWorkspace, ExponentialEulerWorkspace, ImplicitWorkspace, MethodWorkspace,
-        PositionVerletWorkspace, RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
+        PositionVerletWorkspace, Radau5Workspace, RkWorkspace, SemiImplicitEulerWorkspace,
+        VerletWorkspace,
     };
 }
 pub use interpolate::{Interpolate, InterpolateMotion};

@@ -47,6 +47,12 @@ fn stability_function(name: &str, z: f64) -> Option<f64> {
         "backward-euler" => 1.0 / (1.0 - z),
         // Newmark on a first-order system is the θ-method with θ = γ = ½ (its docs).
         "trapezoid" | "implicit-midpoint" | "newmark" => (1.0 + z / 2.0) / (1.0 - z / 2.0),
+        // Radau IIA with three stages: the (2, 3) Padé approximation of eᶻ (Hairer–Wanner
+        // II, IV.5).
+        "radau5" => {
+            (1.0 + 2.0 * z / 5.0 + z * z / 20.0)
+                / (1.0 - 3.0 * z / 5.0 + 3.0 * z * z / 20.0 - z.powi(3) / 60.0)
+        }
         "bs3" => 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0,
         // Six stages of order five: the degree-six term is each pair's own (600 for
         // Dormand–Prince, from its tableau; Tsitouras' from its).

@@ -227,6 +227,7 @@ fn method_names_round_trip() {
             "newmark",
             "rodas4",
             "ros3p",
+            "radau5",
         ]
     );
     // Forest and Ruth's method is also Yoshida's 4th order, and parses by that name too.

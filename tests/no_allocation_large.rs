@@ -5,10 +5,10 @@
 //! the benchmarks' cases: a chain of masses stepped by RK4 and by Verlet, gravity between
 //! bodies stepped by Verlet (both [`Particles<DVec3>`]), and the heat equation stepped by
 //! banded backward Euler (finite differences, an analytic Jacobian, and [`WithJacobian`]);
-//! and that an adaptive run of Rodas4 on a `Vec<f64>` (finite-difference and banded
-//! Jacobians, an observer reading the dense output, an event) allocates only when its
-//! workspace is made, on the first run: a second run allocates nothing, whatever its number
-//! of steps.
+//! and that an adaptive run of Rodas4 or Radau5 on a `Vec<f64>` (finite-difference and
+//! banded Jacobians, an observer reading the dense output, an event) allocates only when
+//! its workspace is made, on the first run: a second run allocates nothing, whatever its
+//! number of steps.
 //!
 //! The counter is per thread, so tests running side by side on other threads cannot add to
 //! it. `unsafe` here is only the `GlobalAlloc` implementation, which forwards every call
@@ -459,4 +459,49 @@ fn fixed_steps_allocate_only_on_the_first() {
     });
     result.unwrap();
     assert_eq!(count, 0, "{count} allocations in 99 steps");
+}
+
+/// Radau5 under error control on a `Vec<f64>`: the first run makes the workspace (the
+/// stage buffers, the Jacobian and both factorisations, dense and then banded), and a
+/// second run of the same size, with an observer reading the dense output, allocates
+/// nothing, through dozens of steps with Jacobian reuse, refactorisations and rejections.
+#[test]
+fn adaptive_radau5_allocates_only_in_its_first_run() {
+    use timestep::Radau5;
+    use timestep::adaptive::{Adaptive, Tolerances};
+    let n = 40;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        heat_rate(u, scale, out);
+        // A nonlinear source, so that Newton iterates.
+        for (o, u) in out.iter_mut().zip(u) {
+            *o += u * u;
+        }
+    });
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
+        let mut solver = Adaptive::new(Radau5::new().with_structure(structure))
+            .with_tolerances(Tolerances::new(1e-6, 1e-9));
+        let mut u = start.clone();
+        solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
+        let mut u = start.clone();
+        let mut probe = start.clone();
+        let mut observed = 0;
+        let before = ALLOCATIONS.with(Cell::get);
+        let statistics = solver
+            .solve_with(&mut u, &forces, 0.0, 0.5, |step| {
+                let middle = 0.5 * (step.start_time() + step.end_time());
+                step.state_at(middle, &mut probe);
+                observed += 1;
+            })
+            .unwrap();
+        let count = ALLOCATIONS.with(Cell::get) - before;
+        assert!(statistics.accepted > 5 && statistics.jacobians > 0 && observed > 5);
+        assert_eq!(
+            count, 0,
+            "Radau5 ({structure:?}): {count} allocations in a run of {statistics:?}"
+        );
+    }
 }

@@ -519,3 +519,35 @@ fn implicit_method_settings_round_trip_and_are_checked() {
         assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
     }
 }
+
+/// Radau5's settings round trip, alone and as a `MethodKind` (a map from its name when
+/// they are not the defaults), and settings its builders refuse are refused on loading.
+#[test]
+fn radau5_settings_round_trip_and_are_checked() {
+    let banded = timestep::Radau5::new()
+        .with_structure(timestep::Structure::Banded { lower: 1, upper: 2 })
+        .with_tolerance(0.01)
+        .with_max_iterations(10);
+    assert_eq!(round_trip(&banded), banded);
+    let json = serde_json::to_string(&timestep::Radau5::new()).unwrap();
+    assert_eq!(
+        json,
+        r#"{"tolerance":null,"max_iterations":7,"structure":"dense"}"#
+    );
+    for bad in [
+        r#"{"tolerance":0.0,"max_iterations":7}"#,
+        r#"{"tolerance":null,"max_iterations":0}"#,
+        r#"{"tolerance":null,"max_iterations":7,"nit":7}"#,
+    ] {
+        assert!(
+            serde_json::from_str::<timestep::Radau5>(bad).is_err(),
+            "{bad}"
+        );
+    }
+    let kind = MethodKind::Radau5(banded);
+    let json = serde_json::to_string(&kind).unwrap();
+    assert!(json.starts_with(r#"{"radau5":{"tolerance":0.01"#), "{json}");
+    assert_eq!(round_trip(&kind), kind);
+    let default: MethodKind = "radau5".parse().unwrap();
+    assert_eq!(serde_json::to_string(&default).unwrap(), "\"radau5\"");
+}

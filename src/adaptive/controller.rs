@@ -80,9 +80,25 @@ impl Default for Controller {
     }
 }
 
-/// What the controller decided about a step.
+/// What a step-size controller decided about a step: accept it or not, and the size of
+/// the next attempt relative to this one. The [`Controller`] makes it, or a method that
+/// controls its own steps ([`AdaptiveMethod::decide`](super::AdaptiveMethod::decide)).
+///
+/// ```
+/// use timestep::adaptive::Decision;
+///
+/// let retry_at_half = Decision { accept: false, factor: 0.5 };
+/// assert!(!retry_at_half.accept);
+/// ```
+///
+/// The driver multiplies the step by `factor` (and then caps it at the largest step
+/// allowed); a factor of exactly 1 keeps the step's length bit for bit, which lets an
+/// implicit method keep its factorisation. A `factor` that is zero, negative or not
+/// finite is a defect of the method that made it: the next step is then refused as too
+/// small ([`AdaptiveError::StepTooSmall`](super::AdaptiveError::StepTooSmall)) or taken
+/// with the sign of the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Decision {
+pub struct Decision {
     /// Whether the step is accepted.
     pub accept: bool,
     /// The next step's size, relative to this one's.

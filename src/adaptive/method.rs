@@ -1,6 +1,6 @@
 //! [`AdaptiveMethod`]: what the [`Adaptive`](super::Adaptive) driver asks of a method.
 
-use super::{Controller, ErrorNorm, Statistics};
+use super::{Controller, Decision, ErrorNorm, Statistics};
 use crate::{DerivativeOf, Forces, State};
 
 /// A method the [`Adaptive`](super::Adaptive) driver can step under error control: it
@@ -11,12 +11,15 @@ use crate::{DerivativeOf, Forces, State};
 /// landing on the end, events and observers), so a method is its stages, its error
 /// estimate and its interpolant. The crate's methods: the embedded Runge–Kutta pairs
 /// ([`Bs3`](crate::Bs3), [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5),
-/// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)).
+/// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)), and
+/// the implicit [`Radau5`](crate::Radau5).
 ///
 /// A run calls, in order: [`begin`](AdaptiveMethod::begin) at the start (and again after
 /// an event changed the state), then for each step [`attempt`](AdaptiveMethod::attempt)
 /// until one is accepted, [`accept`](AdaptiveMethod::accept), any number of
-/// [`dense`](AdaptiveMethod::dense) calls, and [`step_on`](AdaptiveMethod::step_on).
+/// [`dense`](AdaptiveMethod::dense) calls, and [`step_on`](AdaptiveMethod::step_on). After
+/// each attempt the driver asks [`decide`](AdaptiveMethod::decide) whether the method
+/// controls the step itself, and otherwise its [`Controller`].
 pub trait AdaptiveMethod<S: State> {
     /// The buffers a run keeps (stage values, Jacobians), sized from the state once and
     /// reused by every later step and run.
@@ -66,6 +69,27 @@ pub trait AdaptiveMethod<S: State> {
         end: &mut S,
         statistics: &mut Statistics,
     ) -> f64;
+
+    /// The method's own decision on the attempt just made, whose error norm `attempt`
+    /// returned as `error`, or `None` (the default) to leave it to the run's
+    /// [`Controller`].
+    ///
+    /// For a method whose step size depends on more than its error: Radau5 shrinks a step
+    /// by how badly its Newton iteration converged, keeps a step unchanged (so that its
+    /// factorisation is reused) when the error asks for a change under 20%, and predicts
+    /// with Gustafsson's controller, as radau5.f does. The explicit pairs return `None`.
+    ///
+    /// ```
+    /// use timestep::adaptive::AdaptiveMethod;
+    /// use timestep::Dopri5;
+    ///
+    /// let mut workspace = AdaptiveMethod::<f64>::workspace(&Dopri5, &1.0);
+    /// assert_eq!(AdaptiveMethod::<f64>::decide(&Dopri5, &mut workspace, 0.5), None);
+    /// ```
+    fn decide(&self, workspace: &mut Self::Workspace, error: f64) -> Option<Decision> {
+        let _ = (workspace, error);
+        None
+    }
 
     /// The last attempt, from `start` to `end`, is accepted: evaluates what stepping on
     /// needs (the rate at `end`, unless the attempt already did) and, if `dense`, what

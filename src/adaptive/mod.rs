@@ -1,15 +1,18 @@
-//! Error control: embedded Runge–Kutta pairs stepped with the step size chosen to meet a
-//! tolerance, with dense output between steps.
+//! Error control: embedded Runge–Kutta pairs and the implicit Radau5 stepped with the step
+//! size chosen to meet a tolerance, with dense output between steps.
 //!
 //! The parts are separate, as in Hairer's codes and OrdinaryDiffEq:
 //!
 //! - the **method** ([`AdaptiveMethod`]): for an embedded pair
 //!   ([`EmbeddedPair`](crate::EmbeddedPair): [`Bs3`](crate::Bs3),
 //!   [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5), [`Dop853`](crate::Dop853)) its
-//!   stages, propagated weights, error weights and continuous extension, as data;
+//!   stages, propagated weights, error weights and continuous extension, as data; for
+//!   stiff problems [`Radau5`](crate::Radau5), with its Newton iteration, its Jacobian
+//!   kept across steps and its own step-size control ([`AdaptiveMethod::decide`]);
 //! - the **error norm** ([`Tolerances`]): Hairer–Nørsett–Wanner's root mean square of
 //!   each coordinate's error over `atol + rtol · max(|y₀|, |y₁|)`;
-//! - the **controller** ([`Controller`]): the PI controller of dopri5.f;
+//! - the **controller** ([`Controller`]): the PI controller of dopri5.f, unless the method
+//!   decides itself ([`Decision`]);
 //! - the **driver** ([`Adaptive`]): Hairer's initial step, first-same-as-last reuse,
 //!   accept/reject, landing exactly on the end, and the [`Step`] an observer sees, with
 //!   its dense output;
@@ -27,7 +30,8 @@
 //!
 //! The [`Statistics`] of a run count force evaluations, accepted and rejected steps; many
 //! rejections mean the controller is fighting the problem (a discontinuity, or stiffness:
-//! an explicit pair's step collapsing to its stability limit).
+//! an explicit pair's step collapsing to its stability limit, where [`Radau5`](crate::Radau5)
+//! is the answer); implicit methods also count Jacobians and LU decompositions.
 
 mod controller;
 mod embedded;
@@ -36,7 +40,7 @@ mod method;
 mod solver;
 mod tolerances;
 
-pub use controller::Controller;
+pub use controller::{Controller, Decision};
 pub use embedded::PairWorkspace;
 pub(crate) use embedded::adaptive_pair;
 pub use events::{Action, Direction, Event, Events, NoAction};

@@ -9,7 +9,8 @@ use num_traits::Float;
 /// estimated, measured against the [`Tolerances`], and the [`Controller`] picks the next
 /// step; a step whose error is too large is rejected and retried smaller. The method is
 /// any [`AdaptiveMethod`]: an embedded Runge–Kutta pair ([`Dopri5`](crate::Dopri5),
-/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3), [`Dop853`](crate::Dop853)).
+/// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3), [`Dop853`](crate::Dop853)), or for stiff
+/// problems [`Radau5`](crate::Radau5), which controls its own steps.
 ///
 /// It keeps its workspace (the method's stage values, the candidate state) between runs,
 /// like a [`Stepper`](crate::Stepper): after the first run nothing allocates, for states
@@ -468,9 +469,13 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             if !error_norm.is_finite() {
                 return Err(AdaptiveError::NonFiniteError { t, h });
             }
-            let decision =
-                self.controller
-                    .decide(error_norm, order, &mut previous_error, after_rejection);
+            let decision = match method.decide(stages, error_norm) {
+                Some(decision) => decision,
+                None => {
+                    self.controller
+                        .decide(error_norm, order, &mut previous_error, after_rejection)
+                }
+            };
             if !decision.accept {
                 statistics.rejected += 1;
                 after_rejection = true;

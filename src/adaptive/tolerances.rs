@@ -162,6 +162,11 @@ impl<'a, S: State> ErrorNorm<'a, S> {
         }
     }
 
+    /// The tolerances this norm measures with (Radau5 tightens them as radau5.f does).
+    pub fn tolerances(&self) -> &Tolerances {
+        self.tolerances
+    }
+
     /// Takes the sizes the relative tolerance scales with from the step's two ends.
     pub fn measure(&mut self, start: &S, end: &S) {
         self.has_coordinates = start.coordinates_into(self.start) && end.coordinates_into(self.end);

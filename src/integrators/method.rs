@@ -4,8 +4,8 @@ use super::{Properties, Scheme, Stepper};
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dop853, Dopri5, ExplicitEuler,
     ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, Newmark,
-    PositionVerlet, PredictorCorrector, Rk4, SemiImplicitEuler, State, StepError, Trapezoid, Tsit5,
-    Verlet,
+    PositionVerlet, PredictorCorrector, Radau5, Rk4, SemiImplicitEuler, State, StepError,
+    Trapezoid, Tsit5, Verlet,
 };
 use crate::{Rodas4, Ros3p};
 use core::fmt;
@@ -47,6 +47,7 @@ use core::str::FromStr;
 /// | `newmark` | [`Newmark::new`] (average acceleration) |
 /// | `rodas4` | [`Rodas4`], at a fixed step |
 /// | `ros3p` | [`Ros3p`], at a fixed step |
+/// | `radau5` | [`Radau5`] with its default settings, at a fixed step |
 ///
 /// # Example
 ///
@@ -60,7 +61,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 28);
+/// assert_eq!(MethodKind::NAMES.len(), 29);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -178,6 +179,7 @@ methods! {
     Newmark(Newmark) = "newmark", Newmark::new();
     Rodas4(Rodas4) = "rodas4", Rodas4;
     Ros3p(Ros3p) = "ros3p", Ros3p;
+    Radau5(Radau5) = "radau5", Radau5::new();
 }
 
 impl MethodKind {
@@ -287,7 +289,7 @@ impl core::error::Error for ParseMethodError {}
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::MethodKind;
-    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Trapezoid};
+    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Radau5, Trapezoid};
     use core::fmt;
     use serde::de::{self, MapAccess, Visitor};
     use serde::ser::SerializeMap;
@@ -314,6 +316,9 @@ mod serde_impl {
                     with_settings(serializer, self.name(), settings)
                 }
                 MethodKind::Newmark(settings) if *settings != Newmark::new() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Radau5(settings) if *settings != Radau5::new() => {
                     with_settings(serializer, self.name(), settings)
                 }
                 _ => serializer.serialize_str(self.name()),
@@ -353,6 +358,7 @@ mod serde_impl {
                 MethodKind::Trapezoid(_) => MethodKind::Trapezoid(map.next_value()?),
                 MethodKind::ImplicitMidpoint(_) => MethodKind::ImplicitMidpoint(map.next_value()?),
                 MethodKind::Newmark(_) => MethodKind::Newmark(map.next_value()?),
+                MethodKind::Radau5(_) => MethodKind::Radau5(map.next_value()?),
                 other => {
                     map.next_value::<de::IgnoredAny>()?;
                     other

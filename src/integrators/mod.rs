@@ -17,8 +17,8 @@ pub(crate) use explicit_rk::{Stages, combination};
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Newmark,
-    NewmarkError, Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau,
-    RosenbrockWorkspace, Trapezoid, WithJacobian,
+    NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock, RosenbrockDense,
+    RosenbrockTableau, RosenbrockWorkspace, Trapezoid, WithJacobian,
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};

@@ -1,7 +1,9 @@
 //! Banded LU factorisation with partial pivoting, in the column-by-column band storage of
 //! LAPACK's `dgbtrf` (with room above the band for the fill-in that row swaps make).
 
-use crate::{Scalar, StepError};
+use super::Entry;
+use crate::StepError;
+use num_traits::{Float, Zero};
 
 /// Rows of the band storage: the band itself plus `lower` rows of fill-in above it.
 fn rows(lower: usize, upper: usize) -> usize {
@@ -21,7 +23,7 @@ pub(super) fn index(i: usize, j: usize, lower: usize, upper: usize) -> usize {
 
 /// Factors the band matrix in place as `P A = L U`; `pivots[j]` is the row swapped with row
 /// `j` at step `j`. Costs `O(n · lower · (lower + upper))`.
-pub(super) fn factor<T: Scalar>(
+pub(super) fn factor<T: Entry>(
     ab: &mut [T],
     pivots: &mut [usize],
     n: usize,
@@ -34,9 +36,9 @@ pub(super) fn factor<T: Scalar>(
     for j in 0..n {
         let below = lower.min(n - 1 - j);
         let mut pivot_offset = 0;
-        let mut largest = ab[at(j, j)].abs();
+        let mut largest = ab[at(j, j)].magnitude();
         for p in 1..=below {
-            let candidate = ab[at(j + p, j)].abs();
+            let candidate = ab[at(j + p, j)].magnitude();
             // A NaN is taken as the pivot, which the check below refuses.
             if candidate > largest || candidate.is_nan() {
                 pivot_offset = p;
@@ -46,7 +48,7 @@ pub(super) fn factor<T: Scalar>(
         if !largest.is_finite() {
             return Err(StepError::NonFiniteJacobian);
         }
-        if largest == T::zero() {
+        if largest == <T::Real as Zero>::zero() {
             return Err(StepError::SingularJacobian);
         }
         pivots[j] = j + pivot_offset;
@@ -63,7 +65,7 @@ pub(super) fn factor<T: Scalar>(
         }
         for c in j + 1..=reach {
             let above = ab[at(j, c)];
-            if above != T::zero() {
+            if above != <T as Entry>::zero() {
                 for p in 1..=below {
                     let l = ab[at(j + p, j)];
                     let entry = &mut ab[at(j + p, c)];
@@ -76,7 +78,7 @@ pub(super) fn factor<T: Scalar>(
 }
 
 /// Solves `A x = b` from the factorisation of [`factor`], `b` in `rhs`, `x` out.
-pub(super) fn solve<T: Scalar>(
+pub(super) fn solve<T: Entry>(
     ab: &[T],
     pivots: &[usize],
     n: usize,
@@ -89,7 +91,7 @@ pub(super) fn solve<T: Scalar>(
     for j in 0..n {
         rhs.swap(j, pivots[j]);
         let x = rhs[j];
-        if x != T::zero() {
+        if x != <T as Entry>::zero() {
             let below = lower.min(n - 1 - j);
             let column = j * rows + diagonal;
             let multipliers = &ab[column + 1..=column + below];

@@ -1,20 +1,22 @@
 //! Dense LU factorisation with partial pivoting, row by row in one slice.
 
-use crate::{Scalar, StepError};
+use super::Entry;
+use crate::StepError;
+use num_traits::{Float, Zero};
 
 /// Factors the `n × n` row-major matrix `a` in place as `P A = L U` (unit lower `L` below
 /// the diagonal, `U` on and above it); `pivots[k]` is the row swapped with row `k` at step
 /// `k`.
-pub(super) fn factor<T: Scalar>(
+pub(super) fn factor<T: Entry>(
     a: &mut [T],
     pivots: &mut [usize],
     n: usize,
 ) -> Result<(), StepError> {
     for k in 0..n {
         let mut pivot_row = k;
-        let mut largest = a[k * n + k].abs();
+        let mut largest = a[k * n + k].magnitude();
         for i in k + 1..n {
-            let candidate = a[i * n + k].abs();
+            let candidate = a[i * n + k].magnitude();
             // A NaN is taken as the pivot, which the check below refuses.
             if candidate > largest || candidate.is_nan() {
                 pivot_row = i;
@@ -24,7 +26,7 @@ pub(super) fn factor<T: Scalar>(
         if !largest.is_finite() {
             return Err(StepError::NonFiniteJacobian);
         }
-        if largest == T::zero() {
+        if largest == <T::Real as Zero>::zero() {
             return Err(StepError::SingularJacobian);
         }
         pivots[k] = pivot_row;
@@ -39,7 +41,7 @@ pub(super) fn factor<T: Scalar>(
         for row in lower.chunks_exact_mut(n) {
             let factor = row[k] / pivot;
             row[k] = factor;
-            if factor != T::zero() {
+            if factor != <T as Entry>::zero() {
                 for (entry, &above) in row[k + 1..].iter_mut().zip(&pivot_entries[k + 1..]) {
                     *entry = *entry - factor * above;
                 }
@@ -50,7 +52,7 @@ pub(super) fn factor<T: Scalar>(
 }
 
 /// Solves `A x = b` from the factorisation of [`factor`], `b` in `rhs`, `x` out.
-pub(super) fn solve<T: Scalar>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
+pub(super) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
     for (k, &pivot) in pivots.iter().enumerate().take(n) {
         rhs.swap(k, pivot);
     }

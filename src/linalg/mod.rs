@@ -4,13 +4,17 @@
 
 mod banded;
 mod buffer;
+mod complex;
 mod dense;
+mod entry;
 mod jacobian;
 
 pub use jacobian::{Jacobian, Structure};
 
 pub(crate) use buffer::Buffer;
 use buffer::INLINE_MATRIX;
+pub(crate) use complex::{Complex, ComplexMatrix};
+use entry::Entry;
 
 use crate::{Scalar, StepError};
 
@@ -98,6 +102,41 @@ impl<T: Scalar> Matrix<T> {
         }
     }
 
+    /// Sets this matrix to `shift·I − scale·J` for `jacobian` (of the same structure and
+    /// size) and factors it: the real system of Radau5's transformed Newton iteration,
+    /// `γ I − h J`, made from a Jacobian kept unfactored across steps.
+    ///
+    /// # Errors
+    ///
+    /// As [`factor`](Matrix::factor).
+    pub(crate) fn factor_shifted(
+        &mut self,
+        jacobian: &Matrix<T>,
+        scale: T,
+        shift: T,
+    ) -> Result<(), StepError> {
+        debug_assert_eq!(
+            (self.dim, self.structure),
+            (jacobian.dim, jacobian.structure)
+        );
+        for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
+            *entry = -(scale * j);
+        }
+        for i in 0..self.dim {
+            let at = self.offset(i, i);
+            self.entries[at] = self.entries[at] + shift;
+        }
+        self.factor()
+    }
+
+    /// Where entry `(i, j)` is stored.
+    fn offset(&self, i: usize, j: usize) -> usize {
+        match self.structure {
+            Structure::Dense => i * self.dim + j,
+            Structure::Banded { lower, upper } => banded::index(i, j, lower, upper),
+        }
+    }
+
     /// Solves `A x = b` with the last factorisation, `b` in, `x` out, through `get`/`set`
     /// on the caller's vector.
     pub(crate) fn solve(&self, rhs: &mut [T]) {
@@ -122,10 +161,7 @@ impl<T: Scalar> Matrix<T> {
     }
 
     fn entry(&self, i: usize, j: usize) -> T {
-        match self.structure {
-            Structure::Dense => self.entries[i * self.dim + j],
-            Structure::Banded { lower, upper } => self.entries[banded::index(i, j, lower, upper)],
-        }
+        self.entries[self.offset(i, j)]
     }
 }
 

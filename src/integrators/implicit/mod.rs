@@ -7,6 +7,7 @@ mod backward_euler;
 mod implicit_midpoint;
 mod newmark;
 mod newton;
+mod radau5;
 mod settings;
 mod trapezoid;
 mod with_jacobian;
@@ -15,6 +16,7 @@ pub use backward_euler::{BackwardEuler, BackwardEulerWorkspace};
 pub use implicit_midpoint::ImplicitMidpoint;
 pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
+pub use radau5::{Radau5, Radau5Workspace};
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
 

@@ -1,0 +1,354 @@
+//! Radau5 as an [`AdaptiveMethod`]: radau5.f's step (`RADCOR`) split into the driver's
+//! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
+
+use super::Radau5;
+use super::workspace::Radau5Workspace;
+use crate::adaptive::{AdaptiveMethod, Decision, ErrorNorm, Statistics};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use num_traits::{Float, One};
+
+/// radau5.f's `THET`: a Jacobian is kept for the next step while the Newton iteration
+/// contracts by at least this factor per iteration.
+pub(super) const JACOBIAN_REUSE: f64 = 0.001;
+
+/// radau5.f's `SAFE`.
+const SAFETY: f64 = 0.9;
+
+/// radau5.f's `1/FACR`: a step grows at most eightfold.
+const MAX_GROWTH: f64 = 8.0;
+
+/// radau5.f's `FACL`: a step shrinks at most fivefold (on an error rejection).
+const MAX_SHRINK: f64 = 5.0;
+
+/// radau5.f's `QUOT1`, `QUOT2`: a new step within this range of the last is not taken,
+/// and the last one (with its factorisation) is kept.
+const KEEP_STEP: (f64, f64) = (1.0, 1.2);
+
+/// How the last attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Outcome {
+    /// The Newton iteration converged; the error norm.
+    Estimated(f64),
+    /// The Newton iteration diverged, converged too slowly, or the matrix was singular:
+    /// retry with the step times this factor.
+    Failed(f64),
+}
+
+/// What the adaptive method remembers between attempts and steps (radau5.f's `RADCOR`
+/// locals).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Memory {
+    /// No step accepted yet since [`begin`](AdaptiveMethod::begin).
+    first: bool,
+    /// The last attempt failed.
+    reject: bool,
+    /// The Newton iteration's contraction factor, last measured.
+    theta: f64,
+    /// `θ/(1 − θ)`, the factor from the last correction to the error left.
+    faccon: f64,
+    dynold: f64,
+    thqold: f64,
+    /// The last attempt's step.
+    h: f64,
+    /// The last accepted step (the collocation polynomial's).
+    h_old: f64,
+    has_polynomial: bool,
+    /// Gustafsson's controller: the last accepted step and its error.
+    h_accepted: f64,
+    error_accepted: f64,
+    accepted: u64,
+    /// The Jacobian was evaluated at this step's start.
+    jacobian_fresh: bool,
+    /// The next attempt wants a new Jacobian (unless the one kept is fresh).
+    wants_jacobian: bool,
+    /// The step the factorisations are for.
+    factored: Option<f64>,
+    iterations: usize,
+    outcome: Outcome,
+}
+
+impl Memory {
+    pub(super) const fn new() -> Self {
+        Memory {
+            first: true,
+            reject: false,
+            theta: JACOBIAN_REUSE,
+            faccon: 1.0,
+            dynold: 0.0,
+            thqold: 0.0,
+            h: 0.0,
+            h_old: 0.0,
+            has_polynomial: false,
+            h_accepted: 0.0,
+            error_accepted: 1e-2,
+            accepted: 0,
+            jacobian_fresh: false,
+            wants_jacobian: true,
+            factored: None,
+            iterations: 0,
+            outcome: Outcome::Failed(0.5),
+        }
+    }
+}
+
+/// The Newton tolerance radau5.f derives from the relative tolerance `rtol` it was given:
+/// `max(10 ε / rtol', min(0.03, √rtol'))` with `rtol' = rtol^(2/3) / 10`.
+pub(super) fn default_newton_tolerance(rtol: f64, epsilon: f64) -> f64 {
+    let tightened = 0.1 * rtol.powf(2.0 / 3.0);
+    (10.0 * epsilon / tightened).max(0.03_f64.min(tightened.sqrt()))
+}
+
+impl<S: State> AdaptiveMethod<S> for Radau5 {
+    type Workspace = Radau5Workspace<S>;
+
+    fn workspace(&self, state: &S) -> Radau5Workspace<S> {
+        Radau5Workspace::new(state, self.structure)
+    }
+
+    /// 3: the error estimate is `O(h⁴)`.
+    fn error_order(&self) -> u32 {
+        3
+    }
+
+    fn begin<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        state.derivative_into(forces, t, &mut workspace.start_rate);
+        statistics.evaluations += 1;
+        workspace.memory = Memory::new();
+    }
+
+    fn start_rate<'w>(&self, workspace: &'w Radau5Workspace<S>) -> &'w DerivativeOf<S> {
+        &workspace.start_rate
+    }
+
+    fn attempt<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        norm: &mut ErrorNorm<'_, S>,
+        end: &mut S,
+        statistics: &mut Statistics,
+    ) -> f64 {
+        let h64 = h.to_f64();
+        workspace.memory.h = h64;
+        if !workspace.start_rate.is_finite() {
+            return f64::INFINITY;
+        }
+        // radau5.f measures the error against its tightened tolerances
+        // rtol' = rtol^(2/3)/10, atol' = atol·rtol'/rtol, and the size of the step's start.
+        norm.measure(state, state);
+        let n = workspace.dim();
+        let epsilon = S::Scalar::epsilon().to_f64();
+        let Ok(linear) = workspace.linear() else {
+            return f64::NAN;
+        };
+        let tolerances = norm.tolerances();
+        for i in 0..n {
+            let relative = tolerances.relative(i);
+            let r = if relative > 0.0 {
+                relative
+            } else {
+                tolerances.absolute(i)
+            };
+            let tightening = 0.1 * r.powf(-1.0 / 3.0);
+            linear.scale[i] = S::Scalar::from_f64(tightening * norm.scale(i));
+        }
+        let first_relative = match tolerances.relative(0) {
+            r if r > 0.0 => r,
+            _ => tolerances.absolute(0),
+        };
+        let fnewt = self
+            .tolerance
+            .unwrap_or_else(|| default_newton_tolerance(first_relative, epsilon));
+
+        let memory = &mut workspace.memory;
+        if memory.wants_jacobian && !memory.jacobian_fresh {
+            workspace.read_coordinates(state);
+            match workspace.evaluate_jacobian(state, forces, t, false) {
+                Ok(evaluations) => statistics.evaluations += evaluations,
+                Err(_) => return f64::NAN,
+            }
+            statistics.jacobians += 1;
+            let memory = &mut workspace.memory;
+            memory.jacobian_fresh = true;
+            memory.wants_jacobian = false;
+            memory.factored = None;
+        }
+        if workspace.memory.factored != Some(h64) {
+            statistics.decompositions += 1;
+            match workspace.factor(h) {
+                Ok(()) => workspace.memory.factored = Some(h64),
+                Err(StepError::NonFiniteJacobian) => return f64::INFINITY,
+                Err(_) => return self.fail(workspace, 0.5, 0),
+            }
+        }
+        if workspace.memory.has_polynomial {
+            let h_old = workspace.memory.h_old;
+            workspace.extrapolated_start(h64, h_old);
+        } else {
+            workspace.zero_start();
+        }
+
+        // The simplified Newton iteration, with radau5.f's convergence control.
+        let nit = self.max_iterations;
+        let memory = &mut workspace.memory;
+        memory.faccon = memory.faccon.max(epsilon).powf(0.8);
+        memory.theta = JACOBIAN_REUSE;
+        let mut newt = 0;
+        loop {
+            if newt >= nit {
+                return self.fail(workspace, 0.5, newt);
+            }
+            let dyno = workspace.newton_iteration(state, forces, t, h);
+            statistics.evaluations += 3;
+            newt += 1;
+            if !dyno.is_finite() {
+                return self.fail(workspace, 0.5, newt);
+            }
+            let memory = &mut workspace.memory;
+            if newt > 1 && newt < nit {
+                let thq = dyno / memory.dynold;
+                memory.theta = if newt == 2 {
+                    thq
+                } else {
+                    (thq * memory.thqold).sqrt()
+                };
+                memory.thqold = thq;
+                if memory.theta < 0.99 {
+                    memory.faccon = memory.theta / (1.0 - memory.theta);
+                    let left = (nit - 1 - newt) as i32;
+                    let dyth = memory.faccon * dyno * memory.theta.powi(left) / fnewt;
+                    if dyth >= 1.0 {
+                        // Converging, but not within the iterations left: retry
+                        // shorter, by as much as the contraction says.
+                        let qnewt = dyth.clamp(1e-4, 20.0);
+                        let factor = 0.8 * qnewt.powf(-1.0 / (4.0 + left as f64));
+                        return self.fail(workspace, factor, newt);
+                    }
+                } else {
+                    return self.fail(workspace, 0.5, newt);
+                }
+            }
+            memory.dynold = dyno.max(epsilon);
+            if memory.faccon * dyno <= fnewt {
+                break;
+            }
+        }
+        workspace.memory.iterations = newt;
+        let second = workspace.memory.first || workspace.memory.reject;
+        let (error, evaluations) = workspace.error_estimate(state, forces, t, h, second);
+        statistics.evaluations += evaluations;
+        workspace.memory.outcome = Outcome::Estimated(error);
+        end.clone_from(state);
+        end.advance(&workspace.z[2], S::Scalar::one());
+        error
+    }
+
+    fn decide(&self, workspace: &mut Radau5Workspace<S>, _error: f64) -> Option<Decision> {
+        let memory = &mut workspace.memory;
+        let error = match memory.outcome {
+            Outcome::Failed(factor) => {
+                memory.reject = true;
+                memory.wants_jacobian = !memory.jacobian_fresh;
+                return Some(Decision {
+                    accept: false,
+                    factor,
+                });
+            }
+            Outcome::Estimated(error) => error,
+        };
+        let nit = self.max_iterations as f64;
+        let fac = SAFETY.min(SAFETY * (1.0 + 2.0 * nit) / (memory.iterations as f64 + 2.0 * nit));
+        let mut quot = (error.powf(0.25) / fac).clamp(1.0 / MAX_GROWTH, MAX_SHRINK);
+        if error < 1.0 {
+            memory.first = false;
+            memory.accepted += 1;
+            if memory.accepted > 1 {
+                // Gustafsson's predictive controller (Hairer–Wanner II, IV.8, (8.25)).
+                let predicted = (memory.h_accepted / memory.h)
+                    * (error * error / memory.error_accepted).powf(0.25)
+                    / SAFETY;
+                quot = quot.max(predicted.clamp(1.0 / MAX_GROWTH, MAX_SHRINK));
+            }
+            memory.h_accepted = memory.h;
+            memory.error_accepted = error.max(1e-2);
+            let mut factor = 1.0 / quot;
+            if memory.reject {
+                factor = factor.min(1.0);
+            }
+            memory.reject = false;
+            let keep =
+                memory.theta <= JACOBIAN_REUSE && (KEEP_STEP.0..=KEEP_STEP.1).contains(&factor);
+            if keep {
+                factor = 1.0;
+            }
+            memory.wants_jacobian = memory.theta > JACOBIAN_REUSE;
+            Some(Decision {
+                accept: true,
+                factor,
+            })
+        } else {
+            let factor = if memory.first { 0.1 } else { 1.0 / quot };
+            memory.reject = true;
+            memory.wants_jacobian = !memory.jacobian_fresh;
+            Some(Decision {
+                accept: false,
+                factor,
+            })
+        }
+    }
+
+    fn accept<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        _start: &S,
+        end: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        _dense: bool,
+        statistics: &mut Statistics,
+    ) {
+        // The polynomial is needed for the next step's Newton start, dense or not.
+        workspace.keep_polynomial();
+        end.derivative_into(forces, t + h, &mut workspace.end_rate);
+        statistics.evaluations += 1;
+    }
+
+    fn dense(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        start: &S,
+        _h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        workspace.dense(start, theta, out);
+    }
+
+    fn step_on(&self, workspace: &mut Radau5Workspace<S>) {
+        core::mem::swap(&mut workspace.start_rate, &mut workspace.end_rate);
+        let memory = &mut workspace.memory;
+        memory.h_old = memory.h;
+        memory.has_polynomial = true;
+        memory.jacobian_fresh = false;
+    }
+}
+
+impl Radau5 {
+    /// Records a failed attempt, to be retried with the step times `factor`.
+    fn fail<S: State>(&self, workspace: &mut Radau5Workspace<S>, factor: f64, newt: usize) -> f64 {
+        workspace.memory.outcome = Outcome::Failed(factor);
+        workspace.memory.iterations = newt;
+        f64::MAX
+    }
+}

@@ -1,0 +1,308 @@
+//! Radau IIA of order 5 (Hairer–Wanner's Radau5): the 3-stage collocation method at the
+//! Radau points, at fixed steps and under error control.
+//!
+//! - `coefficients.rs`: the method's table and the transformation of its Newton system,
+//!   with their sources;
+//! - `workspace.rs`: the parts of a step (Jacobian, factorisations, one Newton iteration,
+//!   error estimate, collocation polynomial);
+//! - `fixed.rs`: one step as a [`Scheme`](crate::Scheme);
+//! - `adaptive.rs`: radau5.f's step and step-size control as an
+//!   [`AdaptiveMethod`](crate::adaptive::AdaptiveMethod).
+
+mod adaptive;
+mod coefficients;
+mod fixed;
+mod workspace;
+
+pub use workspace::Radau5Workspace;
+
+use crate::Structure;
+
+/// Radau IIA of order 5, after Hairer and Wanner's code radau5.f: an implicit 3-stage
+/// Runge–Kutta method, stiffly accurate and L-stable, for stiff systems under error
+/// control ([`Adaptive`](crate::adaptive::Adaptive)) or at fixed steps.
+///
+/// Each step solves for the stage values `Yᵢ = y₀ + Zᵢ` at the Radau points
+/// `cᵢ = (4 − √6)/10, (4 + √6)/10, 1`:
+///
+/// ```text
+/// Zᵢ = h Σⱼ aᵢⱼ f(t + cⱼ h, y₀ + Zⱼ)        y₁ = y₀ + Z₃
+/// ```
+///
+/// by simplified Newton iterations with one Jacobian `J` for all stages. With
+/// `T⁻¹ A⁻¹ T = diag(γ, [[α, −β], [β, α]])` the `3n × 3n` system splits into one real
+/// system `(γ/h) I − J` and one complex `((α + iβ)/h) I − J` (Hairer–Wanner II, IV.8), each
+/// factored once per step size. The complex one is factored in complex arithmetic by the
+/// same dense or banded LU as the real one: half the work of the equivalent real
+/// `2n × 2n` system, and up to 16 unknowns it stays on the stack.
+///
+/// Under error control it is radau5.f's algorithm:
+///
+/// - the Jacobian is kept from step to step while the Newton iteration contracts by
+///   1000× per iteration (radau5.f's `THET = 0.001`), and the factorisations while the
+///   step does not change by more than 20%;
+/// - the Newton iteration starts from the last step's collocation polynomial, stops when
+///   the estimated error left is below `κ = max(10ε/rtol', min(0.03, √rtol'))` of the
+///   tolerance (radau5.f's `FNEWT`, with `rtol' = rtol^(2/3)/10` its tightened tolerance),
+///   and gives up on a step when it diverges, or converges too slowly to finish in
+///   [`max_iterations`](Radau5::max_iterations), shrinking the step by how slowly;
+/// - the error estimate is `(I − hγ₀J)⁻¹ (γ₀ h f(y₀) + Σ eᵢ Zᵢ)`, filtered through the
+///   real factorisation so that stiff components do not inflate it, and evaluated once
+///   more at `y₀ + err` on a first or retried step;
+/// - the step size comes from that estimate (`err^(1/4)`, safety 0.9 lowered as the
+///   Newton iterations grow), with Gustafsson's predictive controller, between ⅛ and 8
+///   times the last. The run's [`Controller`](crate::adaptive::Controller) is not used.
+///
+/// Tolerances are tightened as radau5.f does (`rtol' = rtol^(2/3)/10`,
+/// `atol' = atol · rtol'/rtol`), so the tolerances given to
+/// [`Adaptive`](crate::adaptive::Adaptive) mean what they mean to radau5.f, and the
+/// error is measured against the size of the step's start.
+///
+/// At a fixed step ([`Integrator`](crate::Integrator), and `"radau5"` in
+/// [`Method`](crate::Method)) each step evaluates the Jacobian at its start and iterates
+/// until the correction is below the [`tolerance`](Radau5::tolerance) (by default
+/// `ε^(2/3)` relative to `1 + |yᵢ|`), evaluating it again at the end stage if the
+/// iteration stalls.
+///
+/// - **Order** 5 (stage order 3); the dense output, the collocation polynomial, is of
+///   order 3.
+/// - **Stability**: L-stable (`R(∞) = 0`): stiff components are damped in one step, at any
+///   step size. Not symplectic: it damps oscillations too, less than backward Euler.
+/// - **Cost** per Newton iteration: three force evaluations and a real and a complex
+///   `n × n` solve; per new step size one real and one complex factorisation; per new
+///   Jacobian `n` force evaluations by finite differences (one per diagonal of a
+///   [band](Structure::Banded)), or one call to [`Forces::jacobian`](crate::Forces::jacobian).
+///
+/// What it does with unusual input: a step of `dt = 0` does nothing; negative steps
+/// integrate backwards; a force that is infinite or `NaN` at the start of a step is
+/// refused ([`StepError::NonFiniteResidual`](crate::StepError::NonFiniteResidual) at
+/// fixed steps, [`AdaptiveError::NonFiniteError`](crate::adaptive::AdaptiveError) under
+/// error control); one that is non-finite at a stage only makes the adaptive method
+/// retry a shorter step (the step may have been too long for the Newton iteration), and
+/// the fixed step refuse the step. A singular matrix is a shorter retry under error
+/// control and [`StepError::SingularJacobian`](crate::StepError::SingularJacobian) at a
+/// fixed step. A failed step leaves the state unchanged.
+///
+/// Use it for stiff problems at tolerances from 10⁻³ to 10⁻¹⁰: chemical kinetics,
+/// relaxation oscillations, method-of-lines PDEs (with a banded Jacobian), where explicit
+/// methods are held to their stability limit.
+///
+/// # Example
+///
+/// Van der Pol's oscillator with `μ = 1000` in Hairer's scaled form (relaxation
+/// oscillations with layers of width 10⁻⁶), the problem of radau5.f's test driver:
+///
+/// ```
+/// use timestep::adaptive::{Adaptive, Tolerances};
+/// use timestep::Radau5;
+///
+/// let epsilon = 1e-6;
+/// let van_der_pol = move |y: &[f64; 2], _t: f64| {
+///     [y[1], ((1.0 - y[0] * y[0]) * y[1] - y[0]) / epsilon]
+/// };
+/// let mut y = [2.0, -0.66];
+/// let mut solver = Adaptive::new(Radau5::new())
+///     .with_tolerances(Tolerances::new(1e-4, 1e-4))
+///     .with_initial_step(1e-6);
+/// let statistics = solver.solve(&mut y, &van_der_pol, 0.0, 2.0)?;
+/// // Hairer's reference solution at t = 2 (1.7061677, −0.8928097).
+/// assert!((y[0] - 1.7061677).abs() < 1e-4 && (y[1] + 0.8928097).abs() < 1e-3);
+/// // An explicit method needs millions of steps here.
+/// assert!(statistics.accepted < 400);
+/// # Ok::<(), timestep::adaptive::AdaptiveError>(())
+/// ```
+///
+/// At a fixed step, on a stiff spring where explicit methods explode:
+///
+/// ```
+/// use timestep::{Integrator, Particle, Radau5};
+///
+/// let stiff = |p: &Particle<f64>, _t: f64| -1.0e6 * p.position();
+/// let mut particle = Particle::new(1.0, 1.0, 0.0);
+/// let mut radau = Radau5::new();
+/// for i in 0..60 {
+///     radau.step(&mut particle, &stiff, i as f64 / 60.0, 1.0 / 60.0)?;
+/// }
+/// // L-stable: the oscillation (period 6 ms) is damped away, not amplified.
+/// assert!(particle.position().abs() < 1e-3);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Radau5 {
+    structure: Structure,
+    tolerance: Option<f64>,
+    max_iterations: usize,
+}
+
+impl Radau5 {
+    /// radau5.f's `NIT`: Newton iterations allowed per step.
+    pub const DEFAULT_MAX_ITERATIONS: usize = 7;
+
+    /// radau5.f's defaults: a dense Jacobian, the Newton tolerance derived from the
+    /// error tolerance (at fixed steps `ε^(2/3)`), and
+    /// [`DEFAULT_MAX_ITERATIONS`](Self::DEFAULT_MAX_ITERATIONS) Newton iterations.
+    ///
+    /// ```
+    /// use timestep::{Radau5, Structure};
+    ///
+    /// let radau = Radau5::new();
+    /// assert_eq!((radau.structure(), radau.tolerance(), radau.max_iterations()), (Structure::Dense, None, 7));
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Radau5 {
+            structure: Structure::Dense,
+            tolerance: None,
+            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+        }
+    }
+
+    /// The same method, told which entries of the Jacobian can be non-zero: with a
+    /// [banded](Structure::Banded) one, finite differences take one force evaluation per
+    /// diagonal and both factorisations work inside the band, `O(n)` for a chain or a 1-D
+    /// grid. A band that covers the whole matrix is solved densely.
+    ///
+    /// ```
+    /// use timestep::{Radau5, Structure};
+    ///
+    /// let tridiagonal = Structure::Banded { lower: 1, upper: 1 };
+    /// assert_eq!(Radau5::new().with_structure(tridiagonal).structure(), tridiagonal);
+    /// ```
+    #[must_use]
+    pub const fn with_structure(self, structure: Structure) -> Self {
+        Radau5 { structure, ..self }
+    }
+
+    /// The same method with Newton tolerance `tolerance`. Under error control it is
+    /// radau5.f's `FNEWT`: the iteration stops when the error it leaves is below this
+    /// fraction of the error tolerance (default `max(10ε/rtol', min(0.03, √rtol'))`);
+    /// smaller is slower and safer. At fixed steps it is the correction allowed relative
+    /// to `1 + |yᵢ|` (default `ε^(2/3)`).
+    ///
+    /// # Panics
+    ///
+    /// If `tolerance` is not finite and positive (zero, negative, infinite or `NaN`).
+    ///
+    /// ```
+    /// use timestep::Radau5;
+    ///
+    /// assert_eq!(Radau5::new().with_tolerance(0.01).tolerance(), Some(0.01));
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn with_tolerance(self, tolerance: f64) -> Self {
+        assert!(
+            tolerance.is_finite() && tolerance > 0.0,
+            "Radau5 tolerance must be finite and positive, got {tolerance:e}"
+        );
+        Radau5 {
+            tolerance: Some(tolerance),
+            ..self
+        }
+    }
+
+    /// The same method allowing `max_iterations` Newton iterations per step (per Jacobian
+    /// at fixed steps). Under error control a step that would need more is retried
+    /// shorter; at fixed steps it returns
+    /// [`StepError::NotConverged`](crate::StepError::NotConverged).
+    ///
+    /// # Panics
+    ///
+    /// If `max_iterations` is 0.
+    ///
+    /// ```
+    /// use timestep::Radau5;
+    ///
+    /// assert_eq!(Radau5::new().with_max_iterations(10).max_iterations(), 10);
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn with_max_iterations(self, max_iterations: usize) -> Self {
+        assert!(
+            max_iterations > 0,
+            "Radau5 needs at least one Newton iteration"
+        );
+        Radau5 {
+            max_iterations,
+            ..self
+        }
+    }
+
+    /// Which entries of the Jacobian can be non-zero.
+    ///
+    /// ```
+    /// assert_eq!(timestep::Radau5::new().structure(), timestep::Structure::Dense);
+    /// ```
+    pub fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// The Newton tolerance set, or `None` for the defaults.
+    ///
+    /// ```
+    /// assert_eq!(timestep::Radau5::new().tolerance(), None);
+    /// ```
+    pub fn tolerance(&self) -> Option<f64> {
+        self.tolerance
+    }
+
+    /// Newton iterations allowed per step.
+    ///
+    /// ```
+    /// assert_eq!(timestep::Radau5::new().max_iterations(), 7);
+    /// ```
+    pub fn max_iterations(&self) -> usize {
+        self.max_iterations
+    }
+}
+
+impl Default for Radau5 {
+    fn default() -> Self {
+        Radau5::new()
+    }
+}
+
+/// Saved as its settings, checked again on the way in as the builders check them.
+#[cfg(feature = "serde")]
+const _: () = {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Radau5", deny_unknown_fields)]
+    struct Saved {
+        tolerance: Option<f64>,
+        max_iterations: usize,
+        #[serde(default)]
+        structure: Structure,
+    }
+
+    impl serde::Serialize for Radau5 {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Saved {
+                tolerance: self.tolerance,
+                max_iterations: self.max_iterations,
+                structure: self.structure,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Radau5 {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let saved = Saved::deserialize(deserializer)?;
+            if saved.tolerance.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
+                return Err(serde::de::Error::custom(
+                    "Radau5 tolerance must be finite and positive",
+                ));
+            }
+            if saved.max_iterations == 0 {
+                return Err(serde::de::Error::custom(
+                    "Radau5 needs at least one Newton iteration",
+                ));
+            }
+            Ok(Radau5 {
+                structure: saved.structure,
+                tolerance: saved.tolerance,
+                max_iterations: saved.max_iterations,
+            })
+        }
+    }
+};

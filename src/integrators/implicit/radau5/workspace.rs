@@ -1,0 +1,441 @@
+//! [`Radau5Workspace`] and the parts of a Radau IIA step both the fixed-step and the
+//! adaptive Radau5 are made of: the Jacobian, the two factorisations, one simplified
+//! Newton iteration on the transformed stage system, the error estimate, and the
+//! collocation polynomial.
+
+use super::coefficients::{Coefficients, T, T_INVERSE};
+use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Structure};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use num_traits::{Float, One, Zero};
+
+/// The buffers of a Radau5 run: the three stage increments `Zᵢ = Yᵢ − y₀`, their
+/// transformed `W = T⁻¹ Z`, the stage rates, the rates at the start and end of the step,
+/// the collocation polynomial of the last accepted step, a probe state, and the Jacobian
+/// with the factors of the real `n × n` matrix `(γ/h) I − J` and the complex one
+/// `((α + iβ)/h) I − J`; and, for the adaptive method, what it remembers from step to
+/// step (the last step size, the Newton iteration's contraction, the controller's last
+/// error).
+///
+/// Made once per [`Stepper`](crate::Stepper) or [`Adaptive`](crate::adaptive::Adaptive)
+/// run and reused: nothing in a step allocates. Up to 16 unknowns everything is on the
+/// stack (11.7 kB for a rigid body's 13); beyond, the matrices are on the heap (without
+/// `alloc`, a fixed step returns
+/// [`StepError::TooManyUnknowns`](crate::StepError::TooManyUnknowns) and an adaptive run
+/// [`AdaptiveError::NonFiniteError`](crate::adaptive::AdaptiveError::NonFiniteError)).
+///
+/// ```
+/// use timestep::workspace::Radau5Workspace;
+/// use timestep::{Integrator, Radau5, Scheme, Stepper};
+///
+/// // A stepper makes one on its first step and keeps it.
+/// let workspace: Radau5Workspace<[f64; 2]> = Radau5::new().workspace(&[1.0, 0.0]);
+/// let mut stepper = Stepper::new(Radau5::new());
+/// let mut y = [1.0, 0.0];
+/// stepper.step(&mut y, &|y: &[f64; 2], _t: f64| [y[1], -y[0]], 0.0, 0.1)?;
+/// assert!((y[0] - 0.1_f64.cos()).abs() < 1e-8);
+/// # drop(workspace);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Radau5Workspace<S: State> {
+    pub(super) z: [DerivativeOf<S>; 3],
+    pub(super) w: [DerivativeOf<S>; 3],
+    pub(super) f: [DerivativeOf<S>; 3],
+    pub(super) start_rate: DerivativeOf<S>,
+    pub(super) end_rate: DerivativeOf<S>,
+    /// The collocation polynomial of the last accepted step, in radau5.f's `CONT` form.
+    pub(super) polynomial: [DerivativeOf<S>; 3],
+    pub(super) scratch: DerivativeOf<S>,
+    pub(super) coordinates: DerivativeOf<S>,
+    pub(super) has_coordinates: bool,
+    pub(super) probe: S,
+    pub(super) linear: Result<Linear<S::Scalar>, StepError>,
+    pub(super) coefficients: Coefficients,
+    pub(super) memory: super::adaptive::Memory,
+}
+
+/// The matrices and the solve buffers.
+#[derive(Clone, Debug)]
+pub(super) struct Linear<T: Scalar> {
+    jacobian: Matrix<T>,
+    real: Matrix<T>,
+    complex: ComplexMatrix<T>,
+    real_rhs: Buffer<T>,
+    complex_rhs: Buffer<Complex<T>>,
+    /// The size each coordinate's Newton correction is measured against.
+    pub(super) scale: Buffer<T>,
+}
+
+impl<T: Scalar> Linear<T> {
+    fn new(structure: Structure, n: usize) -> Result<Self, StepError> {
+        Ok(Linear {
+            jacobian: Matrix::new(structure, n)?,
+            real: Matrix::new(structure, n)?,
+            complex: ComplexMatrix::new(structure, n)?,
+            real_rhs: Buffer::zeroed(n)?,
+            complex_rhs: Buffer::zeroed(n)?,
+            scale: Buffer::zeroed(n)?,
+        })
+    }
+}
+
+/// `x` in the state's precision.
+#[inline(always)]
+fn s<T: Scalar>(x: f64) -> T {
+    T::from_f64(x)
+}
+
+impl<S: State> Radau5Workspace<S> {
+    /// Buffers for states of the size of `state`, with a Jacobian of `structure`. A size
+    /// the stack cannot hold without `alloc` is reported by the first step, not here.
+    pub(super) fn new(state: &S, structure: Structure) -> Self {
+        let zero = state.zero_rate();
+        let n = zero.dim();
+        let three = || core::array::from_fn(|_| zero.clone());
+        Radau5Workspace {
+            z: three(),
+            w: three(),
+            f: three(),
+            polynomial: three(),
+            start_rate: zero.clone(),
+            end_rate: zero.clone(),
+            scratch: zero.clone(),
+            coordinates: zero,
+            has_coordinates: false,
+            probe: state.clone(),
+            linear: Linear::new(structure, n),
+            coefficients: Coefficients::new(),
+            memory: super::adaptive::Memory::new(),
+        }
+    }
+
+    /// The number of unknowns.
+    pub(super) fn dim(&self) -> usize {
+        self.start_rate.dim()
+    }
+
+    /// The linear algebra, or why it could not be made.
+    pub(super) fn linear(&mut self) -> Result<&mut Linear<S::Scalar>, StepError> {
+        self.linear.as_mut().map_err(|e| *e)
+    }
+
+    /// Reads the state's coordinates (for the difference steps and the Newton scales).
+    pub(super) fn read_coordinates(&mut self, state: &S) {
+        self.has_coordinates = state.coordinates_into(&mut self.coordinates);
+    }
+
+    /// `|yᵢ|`, or 0 when the state does not give its coordinates.
+    pub(super) fn coordinate(&self, i: usize) -> S::Scalar {
+        if self.has_coordinates {
+            self.coordinates.component(i).abs()
+        } else {
+            S::Scalar::zero()
+        }
+    }
+
+    /// Evaluates the Jacobian `∂f/∂y` at time `t` and at `state` (or, `at_end_stage`, at
+    /// `state` advanced by the last stage increment `Z₃`) into the kept matrix: from the
+    /// forces when they give one, otherwise by forward differences (radau5.f's: a step of
+    /// `√(ε · max(10⁻⁵, |yⱼ|))` in coordinate `j`, the columns a band keeps apart
+    /// perturbed together), against `start_rate` at the state itself. Returns the force
+    /// evaluations it made.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::TooManyUnknowns`] when the matrices could not be made (no `alloc`);
+    /// a non-finite entry is reported by the factorisation that follows.
+    pub(super) fn evaluate_jacobian<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        at_end_stage: bool,
+    ) -> Result<u64, StepError> {
+        let linear = self.linear.as_mut().map_err(|e| *e)?;
+        linear.jacobian.clear();
+        let one = S::Scalar::one();
+        let analytic = if at_end_stage {
+            state.probe_into(&self.z[2], one, &mut self.probe);
+            forces.jacobian(&self.probe, t, &mut linear.jacobian.as_jacobian())
+        } else {
+            forces.jacobian(state, t, &mut linear.jacobian.as_jacobian())
+        };
+        if analytic {
+            return Ok(0);
+        }
+        let mut evaluations = 0;
+        if at_end_stage {
+            // The rate the differences are taken against, in f[1].
+            self.probe.derivative_into(forces, t, &mut self.f[1]);
+            evaluations += 1;
+        }
+        let n = linear.jacobian.dim();
+        let structure = linear.jacobian.structure();
+        let groups = structure.bandwidth().min(n);
+        let epsilon = S::Scalar::epsilon();
+        let floor = s::<S::Scalar>(1e-5);
+        for group in 0..groups {
+            if at_end_stage {
+                self.scratch.assign(&self.z[2]);
+            } else {
+                self.scratch.set_zero();
+            }
+            for j in (group..n).step_by(groups) {
+                let size = if self.has_coordinates {
+                    self.coordinates.component(j).abs()
+                } else {
+                    S::Scalar::zero()
+                };
+                let delta = (epsilon * size.max(floor)).sqrt();
+                self.scratch
+                    .set_component(j, self.scratch.component(j) + delta);
+                linear.real_rhs[j] = delta;
+            }
+            state.probe_into(&self.scratch, one, &mut self.probe);
+            self.probe.derivative_into(forces, t, &mut self.f[0]);
+            evaluations += 1;
+            let base = if at_end_stage {
+                &self.f[1]
+            } else {
+                &self.start_rate
+            };
+            let mut jacobian = linear.jacobian.as_jacobian();
+            for j in (group..n).step_by(groups) {
+                for i in structure.rows_of_column(j, n) {
+                    jacobian[(i, j)] =
+                        (self.f[0].component(i) - base.component(i)) / linear.real_rhs[j];
+                }
+            }
+        }
+        Ok(evaluations)
+    }
+
+    /// Factors `γ I − h J` and `(α + iβ) I − h J` for a step of `h`: radau5.f's
+    /// `(γ/h) I − J` and `((α + iβ)/h) I − J` times `h`, as the crate's other implicit
+    /// methods write theirs (`I − h J`), so that a tiny step does not overflow `γ/h` (the
+    /// right-hand sides are scaled by `h` to match).
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::SingularJacobian`] or [`StepError::NonFiniteJacobian`].
+    pub(super) fn factor(&mut self, h: S::Scalar) -> Result<(), StepError> {
+        let Coefficients {
+            gamma, alpha, beta, ..
+        } = self.coefficients;
+        let linear = self.linear.as_mut().map_err(|e| *e)?;
+        linear
+            .real
+            .factor_shifted(&linear.jacobian, h, s::<S::Scalar>(gamma))?;
+        linear.complex.factor_shifted(
+            &linear.jacobian,
+            h,
+            Complex::new(s::<S::Scalar>(alpha), s::<S::Scalar>(beta)),
+        )
+    }
+
+    /// Zero stage increments (and transformed increments): the Newton iteration's start
+    /// on the first step.
+    pub(super) fn zero_start(&mut self) {
+        for k in 0..3 {
+            self.z[k].set_zero();
+            self.w[k].set_zero();
+        }
+    }
+
+    /// The Newton iteration's start extrapolated from the collocation polynomial of the
+    /// last step, of length `h_old`, to the stages of the next, of length `h` (radau5.f).
+    pub(super) fn extrapolated_start(&mut self, h: f64, h_old: f64) {
+        let c = self.coefficients.c;
+        let (c1m1, c2m1) = (c[0] - 1.0, c[1] - 1.0);
+        let ratio = h / h_old;
+        let q: [S::Scalar; 3] = core::array::from_fn(|k| s(c[k] * ratio));
+        let (c1m1, c2m1) = (s::<S::Scalar>(c1m1), s::<S::Scalar>(c2m1));
+        let ti = T_INVERSE.map(|row| row.map(s::<S::Scalar>));
+        for i in 0..self.dim() {
+            let a1 = self.polynomial[0].component(i);
+            let a2 = self.polynomial[1].component(i);
+            let a3 = self.polynomial[2].component(i);
+            let z: [S::Scalar; 3] =
+                core::array::from_fn(|k| q[k] * (a1 + (q[k] - c2m1) * (a2 + (q[k] - c1m1) * a3)));
+            for k in 0..3 {
+                self.z[k].set_component(i, z[k]);
+                self.w[k].set_component(i, ti[k][0] * z[0] + ti[k][1] * z[1] + ti[k][2] * z[2]);
+            }
+        }
+    }
+
+    /// One simplified Newton iteration on the transformed stage system (Hairer–Wanner II,
+    /// IV.8, (8.16)–(8.18); radau5.f's loop 40 and `SLVRAD`): the three stage rates, the
+    /// right-hand sides `h T⁻¹ F(Z) − Λ W`, one real and one complex solve, and
+    /// `W += ΔW`, `Z = T W`. Returns the root mean square of `ΔW` over the scales
+    /// (`scale` in the linear algebra), `NaN` or infinite when a stage rate was.
+    pub(super) fn newton_iteration<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+    ) -> f64 {
+        let Coefficients {
+            c,
+            gamma,
+            alpha,
+            beta,
+            ..
+        } = self.coefficients;
+        for ((z, rate), c) in self.z.iter().zip(&mut self.f).zip(c) {
+            state.probe_into(z, S::Scalar::one(), &mut self.probe);
+            self.probe
+                .derivative_into(forces, t + s::<S::Scalar>(c) * h, rate);
+        }
+        let Ok(linear) = self.linear.as_mut() else {
+            return f64::NAN;
+        };
+        // radau5.f's right-hand sides times h, for the matrices times h.
+        let (fac1, alphn, betan) = (
+            s::<S::Scalar>(gamma),
+            s::<S::Scalar>(alpha),
+            s::<S::Scalar>(beta),
+        );
+        let ti = T_INVERSE.map(|row| row.map(s::<S::Scalar>));
+        let n = self.start_rate.dim();
+        for i in 0..n {
+            let a = [
+                self.f[0].component(i),
+                self.f[1].component(i),
+                self.f[2].component(i),
+            ];
+            let w = [
+                self.w[0].component(i),
+                self.w[1].component(i),
+                self.w[2].component(i),
+            ];
+            let g: [S::Scalar; 3] =
+                core::array::from_fn(|k| h * (ti[k][0] * a[0] + ti[k][1] * a[1] + ti[k][2] * a[2]));
+            linear.real_rhs[i] = g[0] - fac1 * w[0];
+            linear.complex_rhs[i] = Complex::new(
+                g[1] - alphn * w[1] + betan * w[2],
+                g[2] - alphn * w[2] - betan * w[1],
+            );
+        }
+        linear.real.solve(&mut linear.real_rhs);
+        linear.complex.solve(&mut linear.complex_rhs);
+        let t_matrix = T.map(|row| row.map(s::<S::Scalar>));
+        let mut sum = 0.0;
+        for i in 0..n {
+            let delta = [
+                linear.real_rhs[i],
+                linear.complex_rhs[i].re,
+                linear.complex_rhs[i].im,
+            ];
+            let scale = linear.scale[i];
+            let mut w = [S::Scalar::zero(); 3];
+            for k in 0..3 {
+                let scaled = (delta[k] / scale).to_f64();
+                sum += scaled * scaled;
+                w[k] = self.w[k].component(i) + delta[k];
+                self.w[k].set_component(i, w[k]);
+            }
+            for (z, row) in self.z.iter_mut().zip(&t_matrix) {
+                z.set_component(i, row[0] * w[0] + row[1] * w[1] + row[2] * w[2]);
+            }
+        }
+        (sum / (3 * n).max(1) as f64).sqrt()
+    }
+
+    /// radau5.f's error estimate (`ESTRAD`): `e = E₁⁻¹ (f(y₀) + Σ dᵢ Zᵢ / h)` with
+    /// `E₁ = (γ/h) I − J` (computed as `(γ I − h J)⁻¹ (h f(y₀) + Σ dᵢ Zᵢ)`), its root
+    /// mean square over the scales (`scale` in the linear algebra), at least 10⁻¹⁰; and
+    /// when that is above 1 on a first or a retried step (where a stiff component can
+    /// make the first estimate far too large), the filtered estimate
+    /// `E₁⁻¹ (f(y₀ + e) + Σ dᵢ Zᵢ / h)` instead, at one more force evaluation. Returns
+    /// the norm and the evaluations made.
+    pub(super) fn error_estimate<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        second: bool,
+    ) -> (f64, u64) {
+        let d = self.coefficients.d.map(s::<S::Scalar>);
+        let n = self.dim();
+        let Ok(linear) = self.linear.as_mut() else {
+            return (f64::NAN, 0);
+        };
+        for i in 0..n {
+            let combination = d[0] * self.z[0].component(i)
+                + d[1] * self.z[1].component(i)
+                + d[2] * self.z[2].component(i);
+            // Kept for the second estimate.
+            self.scratch.set_component(i, combination);
+            linear.real_rhs[i] = combination + h * self.start_rate.component(i);
+        }
+        linear.real.solve(&mut linear.real_rhs);
+        let norm = |linear: &Linear<S::Scalar>| {
+            let mut sum = 0.0;
+            for i in 0..n {
+                let scaled = (linear.real_rhs[i] / linear.scale[i]).to_f64();
+                sum += scaled * scaled;
+            }
+            (sum / n.max(1) as f64).sqrt().max(1e-10)
+        };
+        let error = norm(linear);
+        if !(error >= 1.0 && second) {
+            return (error, 0);
+        }
+        // y₀ + e into the probe (f[0] as the increment), its rate into f[1].
+        for i in 0..n {
+            self.f[0].set_component(i, linear.real_rhs[i]);
+        }
+        state.probe_into(&self.f[0], S::Scalar::one(), &mut self.probe);
+        self.probe.derivative_into(forces, t, &mut self.f[1]);
+        for i in 0..n {
+            linear.real_rhs[i] = h * self.f[1].component(i) + self.scratch.component(i);
+        }
+        linear.real.solve(&mut linear.real_rhs);
+        (norm(linear), 1)
+    }
+
+    /// Keeps the collocation polynomial of the step just accepted (radau5.f's `CONT`):
+    /// `u(s) = y₁ + s (p₁ + (s − c₂ + 1)(p₂ + (s − c₁ + 1) p₃))` for `s = (t − t₁)/h`
+    /// in `[−1, 0]`, through `y₀`, the stage values and `y₁`.
+    pub(super) fn keep_polynomial(&mut self) {
+        let c = self.coefficients.c.map(s::<S::Scalar>);
+        let one = S::Scalar::one();
+        let (c1m1, c2m1, c1mc2) = (c[0] - one, c[1] - one, c[0] - c[1]);
+        for i in 0..self.dim() {
+            let (z1, z2, z3) = (
+                self.z[0].component(i),
+                self.z[1].component(i),
+                self.z[2].component(i),
+            );
+            let p1 = (z2 - z3) / c2m1;
+            let ak = (z1 - z2) / c1mc2;
+            let acont3 = (ak - z1 / c[0]) / c[1];
+            let p2 = (ak - p1) / c1m1;
+            self.polynomial[0].set_component(i, p1);
+            self.polynomial[1].set_component(i, p2);
+            self.polynomial[2].set_component(i, p2 - acont3);
+        }
+    }
+
+    /// Writes the collocation polynomial of the accepted step from `start` at the
+    /// fraction `theta` of the step into `out`: `y₀ + Z₃ + (u(θ − 1) − y₁)`.
+    pub(super) fn dense(&mut self, start: &S, theta: f64, out: &mut S) {
+        let c = self.coefficients.c.map(s::<S::Scalar>);
+        let one = S::Scalar::one();
+        let (c1m1, c2m1) = (c[0] - one, c[1] - one);
+        let s = s::<S::Scalar>(theta - 1.0);
+        for i in 0..self.dim() {
+            let (p1, p2, p3) = (
+                self.polynomial[0].component(i),
+                self.polynomial[1].component(i),
+                self.polynomial[2].component(i),
+            );
+            let increment = self.z[2].component(i) + s * (p1 + (s - c2m1) * (p2 + (s - c1m1) * p3));
+            self.scratch.set_component(i, increment);
+        }
+        start.probe_into(&self.scratch, one, out);
+    }
+}
