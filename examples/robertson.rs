@@ -1,7 +1,7 @@
 //! Robertson's chemical kinetics (H. H. Robertson 1966; Hairer–Wanner II, IV.1 and IV.10),
 //! the classic stiff test: three species, `A → B` at k₁ = 0.04, `B + B → C + B` at
 //! k₂ = 3·10⁷ and `B + C → A + C` at k₃ = 10⁴, from y = (1, 0, 0) to t = 10¹¹, under error
-//! control with a Rosenbrock method.
+//! control with a stiff solver (Radau IIA or a Rosenbrock method).
 //!
 //! ```text
 //! cargo run --release --example robertson
@@ -9,23 +9,24 @@
 //! ```
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`rodas4` or `ros3p`; default `rodas4`), `--rtol` (10⁻⁸) and `--atol` (10⁻¹⁴: y₂ lives
-//! near 10⁻⁵ and falls to 10⁻¹³).
+//! (`radau5`, `rodas4` or `ros3p`; default `radau5`), `--rtol` (10⁻⁸) and `--atol` (10⁻¹⁴:
+//! y₂ lives near 10⁻⁵ and falls to 10⁻¹³).
 //!
 //! Output: the header `t,y1,y2,y3,sum`, then a row at t = 0 and rows at 1 and 4 per decade
 //! from 10⁻⁶ to 10¹¹ (10⁻⁶, 4·10⁻⁶, 10⁻⁵, …, 4·10¹⁰, 10¹¹), read from the method's dense
 //! output; `sum` is y₁ + y₂ + y₃, which stays 1. Statistics go to stderr, ending with the
 //! line `evaluations=N accepted=A rejected=R jacobians=J decompositions=D`. With the
-//! defaults: y(40) = (0.7158, 9.185·10⁻⁶, 0.2842) as Hairer and Wanner print it, and
-//! 1406 accepted steps to 10¹¹.
+//! defaults: y(40) = (0.7158, 9.1855·10⁻⁶, 0.2842) as Hairer and Wanner print it, and
+//! Radau5 takes 657 accepted steps to 10¹¹ (10 028 evaluations, 591 Jacobians), Rodas4
+//! 1406 (12 664 evaluations).
 
 mod cli;
 
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::adaptive::{Adaptive, Statistics, Tolerances};
-use timestep::{Rodas4, Ros3p, Rosenbrock};
+use timestep::adaptive::{Adaptive, AdaptiveMethod, Statistics, Tolerances};
+use timestep::{Radau5, Rodas4, Ros3p};
 
 const PROGRAM: &str = "robertson";
 
@@ -68,30 +69,22 @@ fn row(out: &mut impl Write, t: f64, y: &[f64; 3]) -> io::Result<()> {
     )
 }
 
-/// The run with `method`, a row per output time to `out`; the statistics, or the solver's
-/// error as a message.
-fn run<const N: usize>(
-    method: Rosenbrock<N>,
+/// The run with `method`, a row per output time to `out` (sampled from the dense output,
+/// the steps left as the tolerance chose them); the statistics, or the solver's error as
+/// a message.
+fn run(
+    method: impl AdaptiveMethod<[f64; 3]>,
     rtol: f64,
     atol: f64,
     out: &mut impl Write,
 ) -> Result<Statistics, String> {
-    // Robertson's rates do not depend on time: no ∂f/∂t to take.
-    let mut solver =
-        Adaptive::new(method.assume_autonomous()).with_tolerances(Tolerances::new(rtol, atol));
+    let mut solver = Adaptive::new(method).with_tolerances(Tolerances::new(rtol, atol));
     let mut y = [1.0, 0.0, 0.0];
     let mut written = row(out, 0.0, &y);
-    let times = output_times();
-    let mut next = 0;
-    let mut sample = y;
     let statistics = solver
-        .solve_with(&mut y, &robertson, 0.0, END, |step| {
-            while next < times.len() && times[next] <= step.end_time() {
-                step.state_at(times[next], &mut sample);
-                if written.is_ok() {
-                    written = row(out, times[next], &sample);
-                }
-                next += 1;
+        .solve_at(&mut y, &robertson, 0.0, &output_times(), |t, y| {
+            if written.is_ok() {
+                written = row(out, t, y);
             }
         })
         .map_err(|error| error.to_string())?;
@@ -101,11 +94,11 @@ fn run<const N: usize>(
 
 fn main() -> ExitCode {
     let flags = [
-        Flag::new("--method", "NAME", "rodas4 or ros3p", "rodas4"),
+        Flag::new("--method", "NAME", "radau5, rodas4 or ros3p", "radau5"),
         Flag::new("--rtol", "TOL", "the relative tolerance, >= 0", "1e-8"),
         Flag::new("--atol", "TOL", "the absolute tolerance, >= 0", "1e-14"),
     ];
-    let mut method = String::from("rodas4");
+    let mut method = String::from("radau5");
     let (mut rtol, mut atol) = (1e-8, 1e-14);
     for (flag, value) in cli::parse(
         PROGRAM,
@@ -121,10 +114,10 @@ fn main() -> ExitCode {
     if rtol == 0.0 && atol == 0.0 {
         cli::fail(PROGRAM, "--rtol and --atol cannot both be 0");
     }
-    if !["rodas4", "ros3p"].contains(&method.as_str()) {
+    if !["radau5", "rodas4", "ros3p"].contains(&method.as_str()) {
         cli::fail(
             PROGRAM,
-            format!("unknown method {method:?} (methods: rodas4, ros3p)"),
+            format!("unknown method {method:?} (methods: radau5, rodas4, ros3p)"),
         );
     }
 
@@ -133,8 +126,15 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = match method.as_str() {
-        "rodas4" => run(Rodas4.rosenbrock(), rtol, atol, &mut out),
-        _ => run(Ros3p.rosenbrock(), rtol, atol, &mut out),
+        // Robertson's rates do not depend on time: no ∂f/∂t to take.
+        "rodas4" => run(
+            Rodas4.rosenbrock().assume_autonomous(),
+            rtol,
+            atol,
+            &mut out,
+        ),
+        "ros3p" => run(Ros3p.rosenbrock().assume_autonomous(), rtol, atol, &mut out),
+        _ => run(Radau5::new(), rtol, atol, &mut out),
     };
     if out.flush().is_err() {
         return ExitCode::FAILURE;

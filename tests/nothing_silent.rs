@@ -613,7 +613,10 @@ where
     let constant = move |_: &Particle<S>, _t: S| force;
     // One `Method` at a time: an array of all of them (`Method::all()`) holds every
     // method's inline workspace, too much for a debug test thread's stack.
-    for mut method in MethodKind::all().into_iter().map(Method::<Particle<S>>::new) {
+    for mut method in MethodKind::all()
+        .into_iter()
+        .map(Method::<Particle<S>>::new)
+    {
         let mut particle = start;
         match method.step(&mut particle, &constant, t, dt) {
             Err(_) => assert_eq!(bits(&particle), bits(&start), "{method}"),
