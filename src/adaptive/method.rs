@@ -12,7 +12,8 @@ use crate::{DerivativeOf, Forces, State};
 /// estimate and its interpolant. The crate's methods: the embedded Runge–Kutta pairs
 /// ([`Bs3`](crate::Bs3), [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5),
 /// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)), and
-/// the implicit [`Radau5`](crate::Radau5).
+/// the stiff solvers [`Radau5`](crate::Radau5) and [`Rosenbrock`](crate::Rosenbrock)
+/// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)).
 ///
 /// A run calls, in order: [`begin`](AdaptiveMethod::begin) at the start (and again after
 /// an event changed the state), then for each step [`attempt`](AdaptiveMethod::attempt)

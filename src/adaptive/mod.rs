@@ -1,5 +1,5 @@
-//! Error control: embedded Runge–Kutta pairs and the implicit Radau5 stepped with the step
-//! size chosen to meet a tolerance, with dense output between steps.
+//! Error control: embedded Runge–Kutta pairs, Rosenbrock methods and Radau5 stepped with
+//! the step size chosen to meet a tolerance, with dense output between steps.
 //!
 //! The parts are separate, as in Hairer's codes and OrdinaryDiffEq:
 //!
@@ -7,8 +7,10 @@
 //!   ([`EmbeddedPair`](crate::EmbeddedPair): [`Bs3`](crate::Bs3),
 //!   [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5), [`Dop853`](crate::Dop853)) its
 //!   stages, propagated weights, error weights and continuous extension, as data; for
-//!   stiff problems [`Radau5`](crate::Radau5), with its Newton iteration, its Jacobian
-//!   kept across steps and its own step-size control ([`AdaptiveMethod::decide`]);
+//!   stiff problems the Rosenbrock methods ([`Rodas4`](crate::Rodas4),
+//!   [`Ros3p`](crate::Ros3p): one Jacobian and one LU per step) and
+//!   [`Radau5`](crate::Radau5), with its Newton iteration, its Jacobian kept across steps
+//!   and its own step-size control ([`AdaptiveMethod::decide`]);
 //! - the **error norm** ([`Tolerances`]): Hairer–Nørsett–Wanner's root mean square of
 //!   each coordinate's error over `atol + rtol · max(|y₀|, |y₁|)`;
 //! - the **controller** ([`Controller`]): the PI controller of dopri5.f, unless the method
