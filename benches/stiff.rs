@@ -616,8 +616,18 @@ fn rung(k: u32) -> f64 {
 fn search(contest: &Contest<'_>, side: Side, target: f64) -> Result<(u32, f64, Counts, f64), (u32, f64)> {
     let mut ladder: Vec<(u32, f64, Counts)> = Vec::new();
     let mut within = 0;
+    let mut failed = Vec::new();
     for k in 8..=104 {
-        let (y, counts) = contest.run(side.with(rung(k)));
+        // A run that fails (a solver's error, turned into a panic by `run`) counts as
+        // outside the target.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            contest.run(side.with(rung(k)))
+        }));
+        let Ok((y, counts)) = run else {
+            failed.push(k);
+            within = 0;
+            continue;
+        };
         let error = contest.error(&y);
         ladder.push((k, error, counts));
         within = if error <= target { within + 1 } else { 0 };
@@ -631,6 +641,9 @@ fn search(contest: &Contest<'_>, side: Side, target: f64) -> Result<(u32, f64, C
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("a ladder");
         return Err((best.0, best.1));
+    }
+    if !failed.is_empty() {
+        println!("search: {side:?} failed at rungs {failed:?}");
     }
     let (k, error, counts) = ladder[ladder.len() - 3];
     let seconds = (0..5)
@@ -782,6 +795,8 @@ fn stiff(c: &mut Criterion) {
         heat_reference: &heat_reference,
     };
     if let Ok(which) = std::env::var("STIFF_SEARCH") {
+        // Failed runs are reported by the search, without a panic message each.
+        std::panic::set_hook(Box::new(|_| {}));
         for problem in [Problem::VanDerPol, Problem::Robertson, Problem::Heat] {
             if which.is_empty() || which.contains(problem.name()) {
                 search_all(&contest(problem));
