@@ -537,7 +537,9 @@ struct Contest<'a> {
 }
 
 impl Contest<'_> {
-    /// The end state and counts of `side`.
+    /// The end state and counts of `side`. Not inlined, so that callgrind can count it
+    /// alone (`--toggle-collect`, see [`profile`]).
+    #[inline(never)]
     fn run(&self, side: Side) -> (Vec<f64>, Counts) {
         let tol = self.problem.tolerances(side.tolerance());
         let small = |(y, c): (&[f64], Counts)| (y.to_vec(), c);
@@ -777,19 +779,28 @@ fn stiff(c: &mut Criterion) {
         ROBERTSON_START.to_vec(),
         ROBERTSON_END,
     );
-    let heat_diffsol = diffsol_runner!(FaerSparseMat<f64>, FaerSparseLU<f64>,
+    // Its sparsity detection takes seconds (minutes under valgrind): skipped when a search
+    // or a profile asks for another problem.
+    let wants_heat = ["STIFF_SEARCH", "STIFF_PROFILE"]
+        .iter()
+        .all(|name| std::env::var(name).map_or(true, |v| v.is_empty() || v.contains("heat")));
+    let heat_diffsol: Box<dyn Fn((f64, f64)) -> (Vec<f64>, Counts)> = if !wants_heat {
+        Box::new(|_| unreachable!("the heat equation was not asked for"))
+    } else {
+        Box::new(diffsol_runner!(FaerSparseMat<f64>, FaerSparseLU<f64>,
         move |x: &[f64], y: &mut [f64]| heat_rate(x, scale, y),
         // J v = A v: the same stencil on v.
         move |_x: &[f64], v: &[f64], y: &mut [f64]| heat_rate(v, scale, y),
         heat_start.clone(),
         HEAT_END,
-    );
+    ))
+    };
     let contest = |problem: Problem| Contest {
         problem,
         diffsol: match problem {
             Problem::VanDerPol => &vdp_diffsol,
             Problem::Robertson => &robertson_diffsol,
-            Problem::Heat => &heat_diffsol,
+            Problem::Heat => &*heat_diffsol,
         },
         heat_start: &heat_start,
         heat_reference: &heat_reference,
@@ -850,9 +861,40 @@ fn stiff(c: &mut Criterion) {
             ("diffsol_bdf", DiffsolBdf(rung(48))),
         ]),
     ];
+    if let Ok(case) = std::env::var("STIFF_PROFILE") {
+        profile(&case, &groups, &contest);
+        return;
+    }
     for (problem, target, sides) in &groups {
         group(c, &contest(*problem), *target, sides);
     }
+}
+
+/// One run of one side of one group, without criterion, for callgrind: `case` is
+/// `<group>/<function>`, e.g. `heat-1e-6/timestep`. Count only the run (not the set-up,
+/// e.g. diffsol's sparsity detection) with
+///
+/// ```text
+/// CARGO_PROFILE_BENCH_DEBUG=line-tables-only cargo bench --bench stiff --no-run
+/// STIFF_PROFILE=heat-1e-6/timestep valgrind --tool=callgrind \
+///     --toggle-collect='stiff::Contest::run' target/release/deps/stiff-<hash>
+/// ```
+fn profile<'a>(
+    case: &str,
+    groups: &[(Problem, f64, Vec<(&str, Side)>)],
+    contest: &dyn Fn(Problem) -> Contest<'a>,
+) {
+    for (problem, target, sides) in groups {
+        for &(function, side) in sides {
+            if case == format!("{}-{target:e}/{function}", problem.name()) {
+                let contest = contest(*problem);
+                let (y, counts) = contest.run(side);
+                println!("{case}: error {:.2e}, {counts}", contest.error(&y));
+                return;
+            }
+        }
+    }
+    panic!("no case {case}");
 }
 
 criterion_group! {
