@@ -101,6 +101,24 @@ def main() -> None:
             f"| {n:,} | {fmt(hand, 10)}/step | {fmt(fd, 10)}/step | {ratio(fd, hand)} "
             f"| {fmt(jac, 10)}/step | {ratio(jac, hand)} | {per(hand)}, {per(fd)}, {per(jac)} |"
         )
+    print()
+
+    # benches/stiff.rs: one solve per iteration; peer / timestep (above 1: timestep faster).
+    print("| group | function | median | peer / timestep |")
+    print("|---|---|---|---|")
+    for problem in ["van-der-pol", "robertson", "heat"]:
+        for error in ["1e-3", "1e-6"]:
+            group = f"stiff/{problem}-{error}"
+            ours = median_ns(group, "timestep")
+            for function in [
+                "timestep",
+                "differential_equations_radau5",
+                "differential_equations_bdf",
+                "diffsol_bdf",
+            ]:
+                t = median_ns(group, function)
+                if t is not None:
+                    print(f"| `{group}` | `{function}` | {fmt(t)} | {ratio(t, ours)} |")
 
 
 if __name__ == "__main__":
