@@ -328,11 +328,10 @@ fn timestep_small<const N: usize>(
             .with_tolerances(tolerances)
             .with_max_steps(10_000_000)
             .solve(&mut y, &forces, 0.0, end),
-        // Radau5 (being added in wt-radau): uncomment when it lands.
-        // "radau5" => Adaptive::new(timestep::Radau5)
-        //     .with_tolerances(tolerances)
-        //     .with_max_steps(10_000_000)
-        //     .solve(&mut y, &forces, 0.0, end),
+        "radau5" => Adaptive::new(timestep::Radau5::new())
+            .with_tolerances(tolerances)
+            .with_max_steps(10_000_000)
+            .solve(&mut y, &forces, 0.0, end),
         _ => unreachable!("no method {method}"),
     }
     .expect("an adaptive run within its step budget");
@@ -367,10 +366,9 @@ fn timestep_heat(method: &str, start: &[f64], (rtol, atol): (f64, f64)) -> (Vec<
         "ros3p" => Adaptive::new(Ros3p.with_structure(tridiagonal).assume_autonomous())
             .with_tolerances(tolerances)
             .solve(&mut u, &forces, 0.0, HEAT_END),
-        // Radau5 (being added in wt-radau): uncomment when it lands.
-        // "radau5" => Adaptive::new(timestep::Radau5.with_structure(tridiagonal))
-        //     .with_tolerances(tolerances)
-        //     .solve(&mut u, &forces, 0.0, HEAT_END),
+        "radau5" => Adaptive::new(timestep::Radau5::new().with_structure(tridiagonal))
+            .with_tolerances(tolerances)
+            .solve(&mut u, &forces, 0.0, HEAT_END),
         _ => unreachable!("no method {method}"),
     }
     .expect("an adaptive run within its step budget");
@@ -680,7 +678,7 @@ fn candidates(problem: Problem) -> Vec<Side> {
     let mut sides = vec![
         Side::Timestep("rodas4", 0.0),
         Side::Timestep("ros3p", 0.0),
-        // Side::Timestep("radau5", 0.0), // when Radau5 lands (wt-radau)
+        Side::Timestep("radau5", 0.0),
     ];
     if problem != Problem::Heat {
         sides.extend([Side::DeRadau5(0.0), Side::DeBdf(0.0)]);

@@ -685,3 +685,21 @@ fn non_finite_forces_and_jacobians_are_refused() {
         );
     });
 }
+
+/// A step so long that the state overflows is a rejected step, not the end of the run: Van
+/// der Pol at μ = 1000 and loose tolerances (10⁻²) sends Rodas4's step across a jump, where
+/// the stages overflow to a non-finite error estimate; the driver retries it shorter and
+/// the run ends at t = 3000 near the limit cycle (|x| ≤ 2.1).
+#[test]
+fn an_overflowing_step_is_retried_shorter() {
+    let van_der_pol = van_der_pol(1000.0);
+    for tolerance in [2.4e-2, 1e-2] {
+        let mut y = [2.0, 0.0];
+        let statistics = Adaptive::new(Rodas4.assume_autonomous())
+            .with_tolerances(Tolerances::new(tolerance, tolerance))
+            .solve(&mut y, &van_der_pol, 0.0, 3000.0)
+            .unwrap_or_else(|error| panic!("tolerance {tolerance}: {error}"));
+        assert!(y[0].abs() <= 2.1 && y[0].abs() >= 1.0, "{y:?}");
+        assert!(statistics.rejected > 0, "{statistics:?}");
+    }
+}

@@ -107,7 +107,11 @@ pub enum AdaptiveError {
         /// The step asked for.
         h: f64,
     },
-    /// The error estimate is infinite or `NaN`: the forces returned infinity or `NaN`.
+    /// The error estimate was infinite or `NaN` eleven attempts in a row, each step shorter
+    /// than the last by the controller's largest shrink, or until the step was too small
+    /// for the precision of `t`: the forces return infinity or `NaN` however short the
+    /// step. (A single non-finite estimate, from a step so long that the state overflows,
+    /// is a rejected step, retried shorter.)
     NonFiniteError {
         /// Where the run stopped.
         t: f64,

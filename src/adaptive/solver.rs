@@ -90,6 +90,10 @@ impl<S: State, M: AdaptiveMethod<S>> Workspace<S, M> {
     }
 }
 
+/// How many attempts in a row may have a non-finite error estimate, each retried shorter,
+/// before the run stops with [`AdaptiveError::NonFiniteError`].
+const MAX_NON_FINITE: u32 = 10;
+
 /// One accepted step, as the observer of [`Adaptive::solve_with`] sees it: its ends, and
 /// the state anywhere between them from the method's dense output.
 pub struct Step<'a, S: State, M: AdaptiveMethod<S>> {
@@ -437,6 +441,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             *g = events.value(i, state, t0);
         }
         let mut previous_error = 1e-4;
+        let mut non_finite = 0;
         let mut after_rejection = false;
         let mut t = t0.to_f64();
         let end = t1.to_f64();
@@ -449,7 +454,12 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
                 });
             }
             if 0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0 {
-                return Err(AdaptiveError::StepTooSmall { t, h });
+                // Shrunk to nothing by non-finite estimates: the forces are the cause.
+                return Err(if non_finite > 0 {
+                    AdaptiveError::NonFiniteError { t, h }
+                } else {
+                    AdaptiveError::StepTooSmall { t, h }
+                });
             }
             if (t + 1.01 * h - end) * direction > 0.0 {
                 h = end - t;
@@ -466,9 +476,19 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
                 other,
                 &mut statistics,
             );
-            if !error_norm.is_finite() {
-                return Err(AdaptiveError::NonFiniteError { t, h });
-            }
+            // A step so long that the state overflows on the way (an implicit method's first
+            // guess on a stiff problem) is retried shorter, as one far over the tolerance;
+            // forces that are not finite however short the step stop the run.
+            let error_norm = if error_norm.is_finite() {
+                non_finite = 0;
+                error_norm
+            } else {
+                non_finite += 1;
+                if non_finite > MAX_NON_FINITE {
+                    return Err(AdaptiveError::NonFiniteError { t, h });
+                }
+                f64::MAX
+            };
             let decision = match method.decide(stages, error_norm) {
                 Some(decision) => decision,
                 None => {
