@@ -28,7 +28,8 @@
 //!
 //! Each side, and what it is given:
 //!
-//! - `timestep`: `Adaptive::new(Rodas4.assume_autonomous())` (banded, `lower = upper = 1`,
+//! - `timestep`: `Adaptive::new(Radau5::new())` or `Adaptive::new(Rodas4.assume_autonomous())`,
+//!   whichever the search found faster (banded, `lower = upper = 1`,
 //!   for the heat equation), the forces in `WithJacobian` with the analytic Jacobian.
 //! - `differential_equations_radau5` and `_bdf` (0.7): `ImplicitRungeKutta::radau5()` and
 //!   `BackwardDifferentiationFormula::adaptive()` on `[f64; N]`, the `ODE` trait's
@@ -238,7 +239,7 @@ impl Problem {
 /// A contestant and its tolerance.
 #[derive(Clone, Copy, Debug)]
 enum Side {
-    /// `timestep`'s method by name: `rodas4`, `ros3p` (and `radau5` once it lands).
+    /// `timestep`'s method by name: `radau5`, `rodas4` or `ros3p`.
     Timestep(&'static str, f64),
     DeRadau5(f64),
     DeBdf(f64),
