@@ -113,15 +113,8 @@ fn main() -> ExitCode {
             _ => settings.h0 = cli::not_negative(PROGRAM, flag, &value),
         }
     }
-    if settings.rtol == 0.0 && settings.atol == 0.0 {
-        cli::fail(PROGRAM, "--rtol and --atol cannot both be 0");
-    }
-    if !["dopri5", "tsit5", "bs3", "dop853"].contains(&method.as_str()) {
-        cli::fail(
-            PROGRAM,
-            format!("unknown method {method:?} (methods: dopri5, tsit5, bs3, dop853)"),
-        );
-    }
+    cli::tolerances(PROGRAM, settings.rtol, settings.atol);
+    cli::known_method(PROGRAM, &method, &["dopri5", "tsit5", "bs3", "dop853"]);
 
     let mut out = BufWriter::new(io::stdout().lock());
     if writeln!(out, "t,x,y,vx,vy").is_err() {

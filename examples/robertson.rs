@@ -111,15 +111,8 @@ fn main() -> ExitCode {
             _ => atol = cli::not_negative(PROGRAM, flag, &value),
         }
     }
-    if rtol == 0.0 && atol == 0.0 {
-        cli::fail(PROGRAM, "--rtol and --atol cannot both be 0");
-    }
-    if !["radau5", "rodas4", "ros3p"].contains(&method.as_str()) {
-        cli::fail(
-            PROGRAM,
-            format!("unknown method {method:?} (methods: radau5, rodas4, ros3p)"),
-        );
-    }
+    cli::tolerances(PROGRAM, rtol, atol);
+    cli::known_method(PROGRAM, &method, &["radau5", "rodas4", "ros3p"]);
 
     let mut out = BufWriter::new(io::stdout().lock());
     if writeln!(out, "t,y1,y2,y3,sum").is_err() {

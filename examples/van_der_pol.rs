@@ -105,15 +105,8 @@ fn main() -> ExitCode {
             );
         }
     }
-    if settings.rtol == 0.0 && settings.atol == 0.0 {
-        cli::fail(PROGRAM, "--rtol and --atol cannot both be 0");
-    }
-    if !["radau5", "rodas4", "ros3p"].contains(&method.as_str()) {
-        cli::fail(
-            PROGRAM,
-            format!("unknown method {method:?} (methods: radau5, rodas4, ros3p)"),
-        );
-    }
+    cli::tolerances(PROGRAM, settings.rtol, settings.atol);
+    cli::known_method(PROGRAM, &method, &["radau5", "rodas4", "ros3p"]);
 
     let mut out = BufWriter::new(io::stdout().lock());
     if writeln!(out, "t,x,v").is_err() {

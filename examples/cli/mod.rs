@@ -69,6 +69,24 @@ pub fn fail(program: &str, message: impl Display) -> ! {
     exit(2)
 }
 
+/// Exits with status 2 unless `method` is one of `names`.
+pub fn known_method(program: &str, method: &str, names: &[&str]) {
+    if !names.contains(&method) {
+        fail(
+            program,
+            format!("unknown method {method:?} (methods: {})", names.join(", ")),
+        );
+    }
+}
+
+/// Exits with status 2 when the relative and absolute tolerances are both 0: no error
+/// could meet them.
+pub fn tolerances(program: &str, rtol: f64, atol: f64) {
+    if rtol == 0.0 && atol == 0.0 {
+        fail(program, "--rtol and --atol cannot both be 0");
+    }
+}
+
 /// Reads the command line as `--flag value` pairs of `flags`, in order. `--help` (or `-h`)
 /// prints the usage and exits 0; an unknown flag or a missing value exits 2 with one line.
 pub fn parse(program: &str, about: &str, flags: &[Flag]) -> Vec<(&'static str, String)> {
