@@ -33,14 +33,14 @@
 #[path = "../examples/problems/mod.rs"]
 mod problems;
 
+#[path = "shared/mod.rs"]
+mod shared;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use differential_equations::control::ControlFlag;
-use differential_equations::interpolate::Interpolation;
 use differential_equations::prelude::{ExplicitRungeKutta, IVP, ODE};
-use differential_equations::solout::Solout;
-use differential_equations::solution::Solution;
 use ode_solvers::dop_shared::OutputType;
 use ode_solvers::{SVector, System, Vector2};
+use shared::{Last, rung};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -281,27 +281,6 @@ impl<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]> ODE<f64, [f64; N]> for D
     }
 }
 
-/// A `differential-equations` output that keeps the last state and stores nothing.
-struct Last<'a, const N: usize>(&'a Cell<[f64; N]>);
-
-impl<const N: usize> Solout<f64, [f64; N]> for Last<'_, N> {
-    fn solout<I>(
-        &mut self,
-        _t: f64,
-        _t_prev: f64,
-        y: &[f64; N],
-        _y_prev: &[f64; N],
-        _interpolator: &mut I,
-        _solution: &mut Solution<f64, [f64; N]>,
-    ) -> ControlFlag<f64, [f64; N]>
-    where
-        I: Interpolation<f64, [f64; N]> + ?Sized,
-    {
-        self.0.set(*y);
-        ControlFlag::Continue
-    }
-}
-
 /// The end state and the force evaluations, by `differential-equations`, with an output
 /// that stores nothing.
 fn adaptive_differential_equations<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
@@ -348,13 +327,6 @@ fn run_side<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
             adaptive_differential_equations(p, pair, tolerance)
         }
     }
-}
-
-/// The tolerance `10^(−k/8)`: the search's ladder, on which the groups' tolerances are
-/// given exactly (at 10⁻¹⁰ a tolerance rounded to four digits can end several times farther
-/// off).
-fn rung(k: u32) -> f64 {
-    10f64.powf(-f64::from(k) / 8.0)
 }
 
 /// The tolerance of `side` (its tolerance field is ignored) that just reaches `target`: the

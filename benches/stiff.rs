@@ -67,18 +67,18 @@
 //! STIFF_REFERENCE= cargo bench --bench stiff          # the reference runs
 //! ```
 
+#[path = "shared/mod.rs"]
+mod shared;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use differential_equations::control::ControlFlag;
-use differential_equations::interpolate::Interpolation;
 use differential_equations::prelude::{
     BackwardDifferentiationFormula, IVP, ImplicitRungeKutta, Matrix as DeMatrix, ODE,
 };
-use differential_equations::solout::Solout;
-use differential_equations::solution::Solution;
 use diffsol::{
     FaerSparseLU, FaerSparseMat, NalgebraLU, NalgebraMat, OdeBuilder, OdeSolverMethod,
     OdeSolverStopReason, Vector,
 };
+use shared::{Last, rung};
 use std::cell::{Cell, RefCell};
 use std::hint::black_box;
 use std::rc::Rc;
@@ -397,27 +397,6 @@ impl<const N: usize> ODE<f64, [f64; N]> for DeSystem<N> {
     }
 }
 
-/// A differential-equations output that keeps the last state and stores nothing.
-struct Last<'a, const N: usize>(&'a Cell<[f64; N]>);
-
-impl<const N: usize> Solout<f64, [f64; N]> for Last<'_, N> {
-    fn solout<I>(
-        &mut self,
-        _t: f64,
-        _t_prev: f64,
-        y: &[f64; N],
-        _y_prev: &[f64; N],
-        _interpolator: &mut I,
-        _solution: &mut Solution<f64, [f64; N]>,
-    ) -> ControlFlag<f64, [f64; N]>
-    where
-        I: Interpolation<f64, [f64; N]> + ?Sized,
-    {
-        self.0.set(*y);
-        ControlFlag::Continue
-    }
-}
-
 /// differential-equations' Radau5 (`radau`) or BDF on a small problem.
 fn differential_equations_small<const N: usize>(
     radau: bool,
@@ -617,12 +596,6 @@ impl Contest<'_> {
 
 // ------------------------------------------------------------------------------------------
 // Search, references, groups.
-
-/// The tolerance `10^(−k/8)`: the search's ladder, on which the groups' tolerances are
-/// given exactly.
-fn rung(k: u32) -> f64 {
-    10f64.powf(-f64::from(k) / 8.0)
-}
 
 /// The loosest rung of 10^(−k/8), k = 0 … 104 (1 … 10⁻¹³), at which `side` and the next
 /// two tighter rungs end within `target`: its k, error, counts and time (best of 5); or, if
