@@ -223,7 +223,11 @@
 //!   or [`Rodas4`] ([`Ros3p`] for loose tolerances). A system is stiff when a component far
 //!   faster than the motion you follow has decayed, yet still bounds an explicit method's
 //!   step by stability: the step collapses to `ω dt ≈ 3` of the fast mode however smooth
-//!   the solution, and the statistics show many short steps, many rejected. A Rosenbrock
+//!   the solution, and the statistics show many short steps, many rejected. The driver
+//!   tests for this as dopri5.f does ([`adaptive::Statistics::stiff_from`]): on Van der
+//!   Pol at μ = 100 [`Dopri5`] is found stiff at its 1 014th step, where each step sits at
+//!   `h|λ| ≈ 3.3`, its stability boundary, and [`Radau5`] then takes 44 times fewer steps.
+//!   A Rosenbrock
 //!   method makes one Jacobian (analytic through [`WithJacobian`], or finite differences,
 //!   dense or [banded](Structure::Banded)) and one LU per step, Radau5 a simplified Newton
 //!   iteration on its three stages; both are stable for any stiffness. On Robertson's

@@ -3,7 +3,7 @@
 
 use super::{AdaptiveMethod, ErrorNorm, Statistics};
 use crate::integrators::{EmbeddedPair, Stages, combination};
-use crate::{DerivativeOf, Forces, Scalar, State};
+use crate::{DerivativeOf, Forces, Scalar, State, Vector};
 
 /// The buffers of a pair's run: one rate per stage, a probe state for the stages, and two
 /// rates for sums of stages; and the pair's stage counts, read once from its tables.
@@ -16,6 +16,9 @@ pub struct PairWorkspace<S: State, const N: usize> {
     attempt_stages: usize,
     /// [`EmbeddedPair::end_stage`].
     end_stage: usize,
+    /// The pair's [real stability boundary](crate::Tableau::real_stability_boundary),
+    /// found when the stiffness test first needs it (`NaN` until then).
+    stability_boundary: f64,
 }
 
 impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
@@ -31,6 +34,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             error: zero,
             attempt_stages: self.attempt_stages(),
             end_stage: self.end_stage(),
+            stability_boundary: f64::NAN,
         }
     }
 
@@ -168,6 +172,42 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
     fn step_on(&self, workspace: &mut PairWorkspace<S, N>) {
         workspace.rates.swap(0, workspace.end_stage);
     }
+
+    fn stiffness(&self, workspace: &mut PairWorkspace<S, N>) -> Option<f64> {
+        let PairWorkspace {
+            rates,
+            sum,
+            end_stage,
+            stability_boundary,
+            ..
+        } = workspace;
+        let end = *end_stage;
+        let stage = end.checked_sub(1)?;
+        // At another time the rates would differ by `∂f/∂t` too.
+        if self.tableau.c[stage] != 1.0 {
+            return None;
+        }
+        // `y₁ − yₛ = h Σⱼ (a_end,j − a_s,j) kⱼ`: the points' difference from the rates,
+        // for any state, so `h` cancels from `h ‖Δf‖ / ‖Δy‖`.
+        let weights: [f64; N] =
+            core::array::from_fn(|j| self.tableau.a[end][j] - self.tableau.a[stage][j]);
+        let (direction, factor) = combination(&weights, rates, sum);
+        let mut apart = 0.0;
+        let mut rate_change = 0.0;
+        for i in 0..direction.dim() {
+            let d = direction.component(i).to_f64() * factor;
+            let k = (rates[end].component(i) - rates[stage].component(i)).to_f64();
+            apart += d * d;
+            rate_change += k * k;
+        }
+        if !(apart > 0.0 && rate_change.is_finite()) {
+            return None;
+        }
+        if stability_boundary.is_nan() {
+            *stability_boundary = self.tableau.real_stability_boundary();
+        }
+        Some(num_traits::Float::sqrt(rate_change / apart) / *stability_boundary)
+    }
 }
 
 /// Makes a unit struct that names a pair (`Dopri5` for `Dopri5::PAIR`) the same
@@ -262,7 +302,72 @@ macro_rules! adaptive_pair {
             fn step_on(&self, workspace: &mut Self::Workspace) {
                 AdaptiveMethod::<S>::step_on(&&Self::PAIR, workspace)
             }
+
+            fn stiffness(&self, workspace: &mut Self::Workspace) -> Option<f64> {
+                AdaptiveMethod::<S>::stiffness(&&Self::PAIR, workspace)
+            }
         }
     };
 }
 pub(crate) use adaptive_pair;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adaptive::Tolerances;
+    use crate::{Dop853, Dopri5, Tsit5};
+
+    /// One accepted step of `h` on `y′ = −λy` from `y = 1`, and its stiffness estimate.
+    fn estimate<M: AdaptiveMethod<f64>>(method: M, lambda: f64, h: f64) -> Option<f64> {
+        let forces = move |y: &f64, _t: f64| -lambda * y;
+        let mut workspace = method.workspace(&1.0);
+        let zero = State::zero_rate(&1.0_f64);
+        let (mut start, mut end) = (zero, zero);
+        let tolerances = Tolerances::new(1e-6, 1e-6);
+        let mut norm = ErrorNorm::new(&tolerances, &mut start, &mut end);
+        let mut statistics = Statistics::default();
+        let mut y1 = 0.0;
+        method.begin(&mut workspace, &1.0, &forces, 0.0, &mut statistics);
+        method.attempt(
+            &mut workspace,
+            &1.0,
+            &forces,
+            0.0,
+            h,
+            &mut norm,
+            &mut y1,
+            &mut statistics,
+        );
+        method.accept(
+            &mut workspace,
+            &1.0,
+            &y1,
+            &forces,
+            0.0,
+            h,
+            false,
+            &mut statistics,
+        );
+        method.stiffness(&mut workspace)
+    }
+
+    /// On a linear problem the rates' difference over the points' is `λ` itself: the
+    /// estimate is `h|λ|` over the boundary at any `h` below the boundary, to rounding (the
+    /// two points agree to high order, so their difference loses digits to cancellation).
+    #[test]
+    fn the_estimate_is_h_lambda_on_a_linear_problem() {
+        for h in [1e-3, 0.01, 0.02, 0.03] {
+            let lambda = 100.0;
+            for (ratio, pair) in [
+                (estimate(Dopri5, lambda, h), &Dopri5::PAIR.tableau),
+                (estimate(Tsit5, lambda, h), &Tsit5::PAIR.tableau),
+            ] {
+                let exact = h * lambda / pair.real_stability_boundary();
+                approx::assert_relative_eq!(ratio.unwrap(), exact, max_relative = 1e-5);
+            }
+            let ratio = estimate(Dop853, lambda, h).unwrap();
+            let exact = h * lambda / Dop853::PAIR.tableau.real_stability_boundary();
+            approx::assert_relative_eq!(ratio, exact, max_relative = 1e-5);
+        }
+    }
+}

@@ -121,4 +121,24 @@ pub trait AdaptiveMethod<S: State> {
 
     /// The accepted step's end becomes the next step's start.
     fn step_on(&self, workspace: &mut Self::Workspace);
+
+    /// Hairer's stiffness estimate of the step just [accepted](AdaptiveMethod::accept):
+    /// `h·|λ|` for the fastest mode the step saw, over the method's
+    /// [stability boundary](crate::Tableau::real_stability_boundary) on the negative real
+    /// axis; `None` (the default) for a method that has no such limit or no estimate.
+    ///
+    /// Near 1 or above, the step is held at the stability limit, not by accuracy: the
+    /// controller keeps shrinking steps that would blow up, and an implicit method would
+    /// take far longer ones. The [`Adaptive`](super::Adaptive) driver reads it and reports
+    /// in [`Statistics::stiff_from`].
+    ///
+    /// An embedded pair estimates `|λ|` as dopri5.f and dop853.f do, by
+    /// `‖f(y₁) − f(yₛ)‖ / ‖y₁ − yₛ‖` with `yₛ` the point of the stage before the last
+    /// (both at the step's end for Dormand–Prince 5(4), Tsitouras 5(4) and DOP853): exact
+    /// for a linear problem whose fastest mode dominates the difference. A pair whose
+    /// stage before the last is inside the step (Bogacki–Shampine 3(2)) has no estimate.
+    fn stiffness(&self, workspace: &mut Self::Workspace) -> Option<f64> {
+        let _ = workspace;
+        None
+    }
 }

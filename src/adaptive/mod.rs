@@ -53,7 +53,7 @@ pub use tolerances::{ErrorNorm, Tolerances};
 use core::fmt;
 
 /// What an adaptive run cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Statistics {
     /// Force evaluations.
     pub evaluations: u64,
@@ -65,6 +65,17 @@ pub struct Statistics {
     pub jacobians: u64,
     /// LU decompositions (implicit methods; 0 for explicit ones).
     pub decompositions: u64,
+    /// Accepted steps that the stiffness test found held at the stability limit
+    /// ([`AdaptiveMethod::stiffness`] at least 0.98; tested as
+    /// [`Adaptive::with_stiffness_test`] says). Always 0 for the implicit methods, which
+    /// have no such limit.
+    pub stiff_steps: u64,
+    /// When the run became stiff by that test: 15 stiff steps with never 6 non-stiff ones
+    /// in a row between them, the rule of dopri5.f and dop853.f ("the problem seems to
+    /// become stiff at x = …"); `None` if it did not. An explicit pair spends most of its
+    /// steps there on stability, not accuracy: [`Radau5`](crate::Radau5) or
+    /// [`Rodas4`](crate::Rodas4) take far fewer.
+    pub stiff_from: Option<f64>,
 }
 
 impl Statistics {

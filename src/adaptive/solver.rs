@@ -57,6 +57,7 @@ pub struct Adaptive<S: State, M: AdaptiveMethod<S>> {
     initial_step: Option<f64>,
     max_step: Option<f64>,
     max_steps: u64,
+    stiffness_test: u64,
     workspace: Option<Workspace<S, M>>,
     /// The state at a sample time of [`solve_at`](Adaptive::solve_at).
     sample: Option<S>,
@@ -152,6 +153,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             initial_step: None,
             max_step: None,
             max_steps: 100_000,
+            stiffness_test: 1000,
             workspace: None,
             sample: None,
         }
@@ -193,6 +195,40 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     pub fn with_max_steps(self, steps: u64) -> Self {
         Adaptive {
             max_steps: steps,
+            ..self
+        }
+    }
+
+    /// The same solver testing for stiffness ([`AdaptiveMethod::stiffness`]) at every
+    /// `every`-th accepted step, and at every step after one found stiff, as dopri5.f's
+    /// `NSTIFF` (by default every 1000th; 0 never). The result is in
+    /// [`Statistics::stiff_steps`] and [`Statistics::stiff_from`]. A test costs about two
+    /// vector operations, so testing every step slows a cheap problem by some percent.
+    ///
+    /// # Example
+    ///
+    /// `y′ = −10⁴ (y − cos t)`: after a transient of 10⁻⁴ the solution follows `cos t`
+    /// smoothly, yet Dormand–Prince 5(4) must keep `h·10⁴` within its stability boundary
+    /// of 3.3. The test says so from the first steps on the smooth part:
+    ///
+    /// ```
+    /// use timestep::adaptive::Adaptive;
+    /// use timestep::Dopri5;
+    ///
+    /// let stiff = |y: &f64, t: f64| -1e4 * (y - t.cos());
+    /// let mut y = 0.0_f64;
+    /// let statistics = Adaptive::new(Dopri5)
+    ///     .with_stiffness_test(1)
+    ///     .solve(&mut y, &stiff, 0.0, 1.0)?;
+    /// assert!(statistics.accepted > 2500); // 1/(3.3·10⁻⁴) steps at least
+    /// let became_stiff = statistics.stiff_from.expect("a stiff problem");
+    /// assert!(became_stiff < 0.05);
+    /// # Ok::<(), timestep::adaptive::AdaptiveError>(())
+    /// ```
+    #[must_use]
+    pub fn with_stiffness_test(self, every: u64) -> Self {
+        Adaptive {
+            stiffness_test: every,
             ..self
         }
     }
@@ -440,6 +476,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         for (i, g) in g_start.iter_mut().enumerate().take(watched) {
             *g = events.value(i, state, t0);
         }
+        let mut stiffness = StiffnessTest::new(self.stiffness_test);
         let mut previous_error = 1e-4;
         let mut non_finite = 0;
         let mut after_rejection = false;
@@ -516,6 +553,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             );
             core::mem::swap(state, other);
             let step_start = t;
+            stiffness.test(|| method.stiffness(stages), t + h, &mut statistics);
             t = if last { end } else { t + h };
 
             // The earliest event crossed in this step, if any: located on the dense
@@ -590,6 +628,75 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             method.step_on(stages);
             after_rejection = false;
             h = (h * decision.factor).abs().min(max_step) * direction;
+        }
+    }
+}
+
+/// dopri5.f's stiffness test: when it is due, and its counters.
+struct StiffnessTest {
+    /// Test every this many accepted steps (0: never).
+    every: u64,
+    /// Accepted steps until the next regular test.
+    countdown: u64,
+    /// Stiff steps since the last six non-stiff ones in a row.
+    stiff: u32,
+    /// Non-stiff steps in a row since the last stiff one.
+    non_stiff: u32,
+}
+
+impl StiffnessTest {
+    /// `h|λ|` over the stability boundary at which a step counts as held by stability:
+    /// dopri5.f's 3.25 for a boundary of 3.307.
+    const STIFF: f64 = 0.98;
+    /// Stiff steps that make a run stiff.
+    const RUN: u32 = 15;
+    /// Non-stiff steps in a row that clear the count.
+    const CLEAR: u32 = 6;
+
+    fn new(every: u64) -> Self {
+        StiffnessTest {
+            every,
+            countdown: every,
+            stiff: 0,
+            non_stiff: 0,
+        }
+    }
+
+    /// After an accepted step that ended at `t`: tests with `estimate` when it is due
+    /// (every `every`-th step, and every step once one was stiff). A countdown, not the
+    /// step count's remainder: a division per step shows on cheap problems.
+    fn test(
+        &mut self,
+        estimate: impl FnOnce() -> Option<f64>,
+        t: f64,
+        statistics: &mut Statistics,
+    ) {
+        if self.every == 0 {
+            return;
+        }
+        self.countdown -= 1;
+        let regular = self.countdown == 0;
+        if regular {
+            self.countdown = self.every;
+        }
+        if !(regular || self.stiff > 0) {
+            return;
+        }
+        let Some(ratio) = estimate() else {
+            return;
+        };
+        if ratio >= Self::STIFF {
+            statistics.stiff_steps += 1;
+            self.non_stiff = 0;
+            self.stiff += 1;
+            if self.stiff == Self::RUN && statistics.stiff_from.is_none() {
+                statistics.stiff_from = Some(t);
+            }
+        } else {
+            self.non_stiff += 1;
+            if self.non_stiff == Self::CLEAR {
+                self.stiff = 0;
+            }
         }
     }
 }
