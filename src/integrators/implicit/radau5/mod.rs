@@ -176,8 +176,13 @@ impl Radau5 {
     /// The same method with Newton tolerance `tolerance`. Under error control it is
     /// radau5.f's `FNEWT`: the iteration stops when the error it leaves is below this
     /// fraction of the error tolerance (default `max(10ε/rtol', min(0.03, √rtol'))`);
-    /// smaller is slower and safer. At fixed steps it is the correction allowed relative
-    /// to `1 + |yᵢ|` (default `ε^(2/3)`).
+    /// smaller costs more iterations per step and makes the error follow the tolerance
+    /// more closely. On Robertson's kinetics at loose tolerances the default lets Newton's
+    /// error dominate: the final error (`benches/stiff.rs`, t = 4·10⁵) stays between
+    /// 10⁻⁵ and 10⁻³ for every `rtol` from 1 to 10⁻³, where with 10⁻³ it is near 10⁻⁶
+    /// from `rtol = 5.6·10⁻²` on, and a final error of 10⁻⁶ costs 53 steps instead of 86.
+    /// At fixed steps it is the correction allowed relative to `1 + |yᵢ|` (default
+    /// `ε^(2/3)`).
     ///
     /// # Panics
     ///
