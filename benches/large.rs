@@ -602,9 +602,13 @@ fn large(c: &mut Criterion) {
 /// `chain-rk4-timestep`, `chain-rk4-handwritten`, `chain-verlet-timestep`,
 /// `chain-verlet-handwritten`, `nbody-verlet-timestep`,
 /// `nbody-verlet-handwritten` ([`NBODY_STEPS`] steps), `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
-/// (the heat cases at N = 10⁴).
+/// (the heat cases at N = 10⁴). 20 steps, or `LARGE_PROFILE_STEPS`: two runs of different
+/// lengths under cachegrind, which cannot count one function alone, give the cost per step
+/// as their difference.
 fn profile(case: &str) {
-    let steps = 20;
+    let steps = std::env::var("LARGE_PROFILE_STEPS").map_or(20, |steps| {
+        steps.parse().expect("LARGE_PROFILE_STEPS is a number of steps")
+    });
     let (u, scale) = heat_start(10_000);
     let mut u = u;
     match case {

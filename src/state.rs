@@ -205,6 +205,37 @@ pub trait State: Clone {
         self.kick_by(&rate.force, dt);
     }
 
+    /// Advances positions and momenta together by `dt · Σᵢ wᵢ kᵢ`, the `rates` `kᵢ` with the
+    /// `weights` `wᵢ` (zero weights skipped): the end of a Runge–Kutta step. `sum` is a
+    /// buffer of the right size.
+    ///
+    /// The default writes the weighted sum into `sum`, term by term from the left (a lone
+    /// term is not copied: its weight joins `dt`), and [`advance`](State::advance)s along
+    /// it. Override it to sum and advance in one pass over memory, rounding as the default
+    /// does: a large state then reads each stage rate once, where the default goes over the
+    /// sum once per term and again to advance.
+    ///
+    /// ```
+    /// use timestep::{Derivative, State};
+    ///
+    /// let mut y = 1.0_f64; // y' = f(y): the force is f, there is no velocity
+    /// let rates = [Derivative::new(Default::default(), 2.0), Derivative::new(Default::default(), 4.0)];
+    /// let mut sum = y.zero_rate();
+    /// y.advance_by_sum(&[0.5, 0.5], &rates, 0.1, &mut sum);
+    /// assert!((y - 1.3).abs() < 1e-15); // 1 + 0.1 · (2 + 4)/2
+    /// ```
+    #[inline(always)]
+    fn advance_by_sum(
+        &mut self,
+        weights: &[f64],
+        rates: &[DerivativeOf<Self>],
+        dt: Self::Scalar,
+        sum: &mut DerivativeOf<Self>,
+    ) {
+        let (direction, factor) = crate::integrators::combination(weights, rates, sum);
+        self.advance(direction, dt * Self::Scalar::from_f64(factor));
+    }
+
     /// Overwrites `probe` with this state advanced by `rate · dt`, for one Runge–Kutta
     /// stage: a temporary whose derivative is taken and which never becomes the state.
     ///
@@ -234,6 +265,52 @@ pub trait State: Clone {
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: Self::Scalar, probe: &mut Self) {
         probe.clone_from(self);
         probe.advance(rate, dt);
+    }
+
+    /// [`kick`](State::kick) by `force · kick_dt`, then [`drift`](State::drift) along the
+    /// new velocity by `drift_dt`: the kick and drift of semi-implicit Euler and of velocity
+    /// Verlet. `velocity` is a buffer of the right size, which the default fills with the
+    /// velocity after the kick; override it to kick and drift in one pass over memory.
+    ///
+    /// ```
+    /// use timestep::{Particle, State};
+    ///
+    /// let mut particle = Particle::new(2.0, 0.0, 1.0); // 2 kg at x = 0, moving at 1 m/s
+    /// let mut velocity = 0.0;
+    /// particle.kick_drift(&4.0, 0.5, 2.0, &mut velocity); // 4 N for 0.5 s, then 2 s
+    /// assert_eq!((particle.velocity(), particle.position()), (2.0, 4.0));
+    /// ```
+    #[inline(always)]
+    fn kick_drift(
+        &mut self,
+        force: &Self::Force,
+        kick_dt: Self::Scalar,
+        drift_dt: Self::Scalar,
+        velocity: &mut Self::Velocity,
+    ) {
+        self.kick_by(force, kick_dt);
+        self.velocity_into(velocity);
+        self.drift_by(velocity, drift_dt);
+    }
+
+    /// Overwrites `out` with this state [`kick`](State::kick)ed by `force · dt`: velocity
+    /// Verlet's prediction of the end of a step, whose force is evaluated and which never
+    /// becomes the state. The default copies the state into `out` ([`Clone::clone_from`])
+    /// and kicks it; override it to copy and kick in one pass over memory, with the same
+    /// result.
+    ///
+    /// ```
+    /// use timestep::{Particle, State};
+    ///
+    /// let particle = Particle::new(2.0, 3.0, 1.0);
+    /// let mut kicked = particle;
+    /// particle.kick_into(&4.0, 0.5, &mut kicked);
+    /// assert_eq!((kicked.position(), kicked.velocity()), (3.0, 2.0));
+    /// ```
+    #[inline(always)]
+    fn kick_into(&self, force: &Self::Force, dt: Self::Scalar, out: &mut Self) {
+        out.clone_from(self);
+        out.kick_by(force, dt);
     }
 
     /// A zero force of the right size for this state: the buffer integrators have forces
@@ -296,6 +373,23 @@ pub trait State: Clone {
     ) {
         self.velocity_into(&mut out.velocity);
         forces.force_into(self, t, &mut out.force);
+    }
+
+    /// Writes the rate of this probe at time `t` into `out`, as
+    /// [`derivative_into`](State::derivative_into) does, for a probe that is overwritten
+    /// (by [`probe_into`](State::probe_into)) before it is read again: it may hand its
+    /// velocity buffer to `out` instead of copying it, and keep `out`'s old buffer.
+    ///
+    /// The default is `derivative_into`. A large state whose probes write every velocity
+    /// overrides it to swap the buffers, which saves a copy of the velocities per stage.
+    #[inline(always)]
+    fn probe_derivative_into<F: Forces<Self> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: Self::Scalar,
+        out: &mut DerivativeOf<Self>,
+    ) {
+        self.derivative_into(forces, t, out);
     }
 }
 

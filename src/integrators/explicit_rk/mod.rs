@@ -103,8 +103,7 @@ impl<const N: usize> Tableau<N> {
     ) {
         let RkWorkspace { rates, probe, sum } = workspace;
         self.stages(rates, probe, sum, state, forces, t, dt, Stages::Needed);
-        let (direction, factor) = combination(&self.b, rates, sum);
-        state.advance(direction, dt * S::Scalar::from_f64(factor));
+        state.advance_by_sum(&self.b, rates, dt, sum);
     }
 
     /// The stage rates `kᵢ` of a step from `state` at `t` by `dt`, into `rates`.
@@ -136,7 +135,7 @@ impl<const N: usize> Tableau<N> {
                     let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
                     state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
-                    probe.derivative_into(forces, stage_time, &mut rest[0]);
+                    probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
                 }
             )*};
         }
