@@ -607,7 +607,9 @@ fn large(c: &mut Criterion) {
 /// as their difference.
 fn profile(case: &str) {
     let steps = std::env::var("LARGE_PROFILE_STEPS").map_or(20, |steps| {
-        steps.parse().expect("LARGE_PROFILE_STEPS is a number of steps")
+        steps
+            .parse()
+            .expect("LARGE_PROFILE_STEPS is a number of steps")
     });
     let (u, scale) = heat_start(10_000);
     let mut u = u;

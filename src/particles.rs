@@ -357,8 +357,60 @@ impl<V: VectorSpace> State for Particles<V> {
         }
     }
 
+    /// Kick, velocity and drift of each body in one pass.
+    #[inline]
+    fn kick_drift(
+        &mut self,
+        force: &Vec<V>,
+        kick_dt: V::Scalar,
+        drift_dt: V::Scalar,
+        _: &mut Vec<V>,
+    ) {
+        let n = self.len();
+        assert_eq!(force.len(), n, "one force per body");
+        let (x, p, v) = (&mut self.positions, &mut self.momenta, &mut self.velocities);
+        let (x, p, v, inverse) = (
+            &mut x[..n],
+            &mut p[..n],
+            &mut v[..n],
+            &self.inverse_masses[..n],
+        );
+        for i in 0..n {
+            p[i] = p[i].add_scaled(force[i], kick_dt);
+            v[i] = p[i].scale(inverse[i]);
+            x[i] = x[i].add_scaled(v[i], drift_dt);
+        }
+    }
+
+    /// One pass: positions copied, momenta kicked and velocities recalculated; the
+    /// constants shared, not copied.
+    #[inline]
+    fn kick_into(&self, force: &Vec<V>, dt: V::Scalar, out: &mut Self) {
+        let n = self.len();
+        assert!(
+            force.len() == n && out.len() == n,
+            "a force and a state of {n} bodies"
+        );
+        out.share_constants(self);
+        let (x, p, inverse) = (
+            &self.positions[..n],
+            &self.momenta[..n],
+            &self.inverse_masses[..n],
+        );
+        let (out_x, out_p, out_v) = (
+            &mut out.positions[..n],
+            &mut out.momenta[..n],
+            &mut out.velocities[..n],
+        );
+        for i in 0..n {
+            out_x[i] = x[i];
+            out_p[i] = p[i].add_scaled(force[i], dt);
+            out_v[i] = out_p[i].scale(inverse[i]);
+        }
+    }
+
     /// One pass: each probe body's position, momentum and velocity (`v + F·(dt/m)`, as
-    /// [`Particle`]'s probe) from this state's.
+    /// [`Particle`]'s probe) from this state's; the constants shared, not copied.
     #[inline]
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
         let n = self.len();
@@ -367,11 +419,25 @@ impl<V: VectorSpace> State for Particles<V> {
             "a probe and a rate of {n} bodies"
         );
         probe.share_constants(self);
+        let (x, p, v) = (
+            &self.positions[..n],
+            &self.momenta[..n],
+            &self.velocities[..n],
+        );
+        let (rate_v, rate_f, inverse) = (
+            &rate.velocity[..n],
+            &rate.force[..n],
+            &self.inverse_masses[..n],
+        );
+        let (probe_x, probe_p, probe_v) = (
+            &mut probe.positions[..n],
+            &mut probe.momenta[..n],
+            &mut probe.velocities[..n],
+        );
         for i in 0..n {
-            let (velocity, force) = (rate.velocity[i], rate.force[i]);
-            probe.positions[i] = self.positions[i].add_scaled(velocity, dt);
-            probe.momenta[i] = self.momenta[i].add_scaled(force, dt);
-            probe.velocities[i] = self.velocities[i].add_scaled(force, dt * self.inverse_masses[i]);
+            probe_x[i] = x[i].add_scaled(rate_v[i], dt);
+            probe_p[i] = p[i].add_scaled(rate_f[i], dt);
+            probe_v[i] = v[i].add_scaled(rate_f[i], dt * inverse[i]);
         }
     }
 
@@ -431,7 +497,12 @@ impl<V: VectorSpace> State for Particles<V> {
         out: &mut DerivativeOf<Self>,
     ) {
         forces.force_into(self, t, &mut out.force);
-        assert_eq!(out.velocity.len(), self.len(), "a rate of {} bodies", self.len());
+        assert_eq!(
+            out.velocity.len(),
+            self.len(),
+            "a rate of {} bodies",
+            self.len()
+        );
         core::mem::swap(&mut self.velocities, &mut out.velocity);
     }
 

@@ -87,9 +87,7 @@ impl Scheme for Verlet {
             predicted,
         } = workspace;
         forces.force_into(state, t, start);
-        state.kick_by(start, half(dt));
-        state.velocity_into(velocity);
-        state.drift_by(velocity, dt);
+        state.kick_drift(start, half(dt), dt, velocity);
         predict(state, start, dt, predicted);
         forces.force_into(predicted, t + dt, end);
         state.kick_by(end, half(dt));
@@ -114,6 +112,5 @@ pub(super) fn predict<S: State>(
     dt: S::Scalar,
     predicted: &mut S,
 ) {
-    predicted.clone_from(half_kicked);
-    predicted.kick_by(start_force, half(dt));
+    half_kicked.kick_into(start_force, half(dt), predicted);
 }
