@@ -605,6 +605,21 @@ pub trait Forces<S: State> {
         let _ = (state, t, diagonal);
         false
     }
+
+    /// Whether the force may depend on the state's momenta, or on what is derived from them
+    /// (velocities, angular velocities): `true` (the default) unless the forces say
+    /// otherwise, as [`Positional`] does for forces of positions and time alone (springs,
+    /// gravity, any potential).
+    ///
+    /// When it is `false`, [`Verlet`](crate::Verlet) evaluates its end-of-step force on the
+    /// state itself rather than on a prediction of its end-of-step momenta: the same force,
+    /// without a pass over the state to write a prediction the force would not read. Forces
+    /// that return `false` and read momenta anyway are evaluated at the half-step momenta,
+    /// and the method loses an order on them.
+    #[inline(always)]
+    fn reads_momenta(&self) -> bool {
+        true
+    }
 }
 
 impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {
@@ -655,5 +670,62 @@ impl<S: State, F: Fn(&S, S::Scalar, &mut S::Force)> Forces<S> for InPlace<F> {
     #[inline(always)]
     fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
         (self.0)(state, t, out);
+    }
+}
+
+/// Forces of positions and time alone, declared so: they never read the state's momenta or
+/// velocities (springs, gravity, any potential), so methods may skip computing momenta for
+/// them ([`Forces::reads_momenta`] is `false`). Everything else is `F`'s.
+///
+/// # Example
+///
+/// A chain of two springs whose force reads positions only, stepped by velocity Verlet:
+/// the same step as without the declaration, with one pass over the state fewer.
+///
+/// ```
+/// use timestep::{InPlace, Integrator, Particles, Positional, Stepper, Verlet};
+///
+/// let springs = InPlace(|bodies: &Particles<f64>, _t: f64, forces: &mut Vec<f64>| {
+///     let x = bodies.positions();
+///     forces[0] = -x[0] + (x[1] - x[0]);
+///     forces[1] = -(x[1] - x[0]);
+/// });
+/// let start = Particles::new(vec![1.0, 2.0], vec![0.5, 1.0], vec![0.0, 0.0]);
+/// let (mut declared, mut plain) = (start.clone(), start);
+/// let (mut a, mut b) = (Stepper::new(Verlet), Stepper::new(Verlet));
+/// for i in 0..100 {
+///     a.step(&mut declared, &Positional(springs), i as f64 * 0.01, 0.01)?;
+///     b.step(&mut plain, &springs, i as f64 * 0.01, 0.01)?;
+/// }
+/// assert_eq!(declared, plain);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Positional<F>(pub F);
+
+impl<S: State, F: Forces<S>> Forces<S> for Positional<F> {
+    #[inline(always)]
+    fn force(&self, state: &S, t: S::Scalar) -> S::Force {
+        self.0.force(state, t)
+    }
+
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        self.0.force_into(state, t, out);
+    }
+
+    #[inline]
+    fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
+        self.0.jacobian(state, t, jacobian)
+    }
+
+    #[inline]
+    fn linear_part(&self, state: &S, t: S::Scalar, diagonal: &mut DerivativeOf<S>) -> bool {
+        self.0.linear_part(state, t, diagonal)
+    }
+
+    #[inline(always)]
+    fn reads_momenta(&self) -> bool {
+        false
     }
 }

@@ -14,7 +14,10 @@
 //! `ω = 2 √(k/m) sin(jπ/(2(N+1)))`, to each method's accuracy.
 
 use glam::DVec3;
-use timestep::{InPlace, Integrator, Method, MethodKind, Particle, Particles, State};
+use timestep::{
+    InPlace, Integrator, Method, MethodKind, Particle, Particles, Positional, State, Stepper,
+    Verlet,
+};
 
 /// Steps taken in each comparison.
 const STEPS: usize = 50;
@@ -210,6 +213,65 @@ fn one_body_of_particles_steps_as_a_particle() {
             "Particles of one body, forces by value",
         );
     }
+}
+
+/// Velocity Verlet's prediction of the end of a step changes momenta and velocities only,
+/// so a force of positions alone is the same force on the prediction as on the state:
+/// declared [`Positional`], Verlet evaluates it on the state and gives the same trajectory
+/// bit for bit, on `Particles` stepped in place as on a `Particle`. A drag force declared
+/// positional (wrongly) is evaluated at the half-step velocity instead of the predicted one,
+/// and its trajectory moves away: the declaration is what decides.
+#[test]
+fn verlet_skips_its_prediction_for_positional_forces_only() {
+    let start = Particles::from_particles(&[
+        Particle::new(1.0, DVec3::new(1.0, 0.0, 0.0), DVec3::new(0.0, 1.0, 0.0)),
+        Particle::new(2.5, DVec3::new(-0.5, 0.5, 0.0), DVec3::new(0.0, 0.0, -1.0)),
+    ]);
+    let run = |forces: &dyn Fn(&Particles<DVec3>, f64, &mut Vec<DVec3>), positional: bool| {
+        let mut state = start.clone();
+        let mut verlet = Stepper::new(Verlet);
+        let forces = InPlace(forces);
+        for i in 0..STEPS {
+            let t = i as f64 * DT;
+            let step = if positional {
+                verlet.step(&mut state, &Positional(forces), t, DT)
+            } else {
+                verlet.step(&mut state, &forces, t, DT)
+            };
+            step.expect("a finite step");
+        }
+        state
+    };
+    let springs = |p: &Particles<DVec3>, t: f64, out: &mut Vec<DVec3>| {
+        for (i, x) in p.positions().iter().enumerate() {
+            out[i] = body_force(4.0, *x, DVec3::ZERO, t);
+        }
+    };
+    assert_eq!(run(&springs, true), run(&springs, false));
+
+    let mut body = start.particle(0);
+    let mut declared = body;
+    let spring = |p: &Particle<DVec3>, t: f64| body_force(4.0, p.position(), DVec3::ZERO, t);
+    for i in 0..STEPS {
+        let t = i as f64 * DT;
+        Verlet
+            .step(&mut body, &spring, t, DT)
+            .expect("a finite step");
+        Verlet
+            .step(&mut declared, &Positional(spring), t, DT)
+            .expect("a finite step");
+    }
+    assert_eq!(declared, body);
+
+    let drag = |p: &Particles<DVec3>, t: f64, out: &mut Vec<DVec3>| {
+        for i in 0..p.len() {
+            out[i] = body_force(4.0, p.positions()[i], p.velocities()[i], t);
+        }
+    };
+    assert_ne!(
+        run(&drag, true).velocities(),
+        run(&drag, false).velocities()
+    );
 }
 
 /// Masses in the long chain: `N + 1 = 3j`, so mode `j` has `ω = 2 sin(π/6) = 1`.
