@@ -205,6 +205,36 @@ impl<V: VectorSpace> Particles<V> {
         }
     }
 
+    /// [`State::probe_into`], the momenta only if `momenta`.
+    #[inline(always)]
+    fn probe(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self, momenta: bool) {
+        let n = self.len();
+        assert!(
+            rate.velocity.len() == n && rate.force.len() == n && probe.len() == n,
+            "a probe and a rate of {n} bodies"
+        );
+        probe.share_constants(self);
+        let (x, p, v) = (
+            &self.positions[..n],
+            &self.momenta[..n],
+            &self.velocities[..n],
+        );
+        let (rate_v, rate_f) = (&rate.velocity[..n], &rate.force[..n]);
+        let inverse = &self.inverse_masses[..n];
+        let (probe_x, probe_p, probe_v) = (
+            &mut probe.positions[..n],
+            &mut probe.momenta[..n],
+            &mut probe.velocities[..n],
+        );
+        for i in 0..n {
+            probe_x[i] = x[i].add_scaled(rate_v[i], dt);
+            if momenta {
+                probe_p[i] = p[i].add_scaled(rate_f[i], dt);
+            }
+            probe_v[i] = v[i].add_scaled(rate_f[i], dt * inverse[i]);
+        }
+    }
+
     /// Makes this state's constants `source`'s, without copying them.
     #[inline]
     fn share_constants(&mut self, source: &Self) {
@@ -357,6 +387,12 @@ impl<V: VectorSpace> State for Particles<V> {
         }
     }
 
+    /// As `probe_into`, without the momenta: a third of its writes.
+    #[inline]
+    fn positional_probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        self.probe(rate, dt, probe, false);
+    }
+
     /// Kick, velocity and drift of each body in one pass.
     #[inline]
     fn kick_drift(
@@ -413,32 +449,7 @@ impl<V: VectorSpace> State for Particles<V> {
     /// [`Particle`]'s probe) from this state's; the constants shared, not copied.
     #[inline]
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
-        let n = self.len();
-        assert!(
-            rate.velocity.len() == n && rate.force.len() == n && probe.len() == n,
-            "a probe and a rate of {n} bodies"
-        );
-        probe.share_constants(self);
-        let (x, p, v) = (
-            &self.positions[..n],
-            &self.momenta[..n],
-            &self.velocities[..n],
-        );
-        let (rate_v, rate_f, inverse) = (
-            &rate.velocity[..n],
-            &rate.force[..n],
-            &self.inverse_masses[..n],
-        );
-        let (probe_x, probe_p, probe_v) = (
-            &mut probe.positions[..n],
-            &mut probe.momenta[..n],
-            &mut probe.velocities[..n],
-        );
-        for i in 0..n {
-            probe_x[i] = x[i].add_scaled(rate_v[i], dt);
-            probe_p[i] = p[i].add_scaled(rate_f[i], dt);
-            probe_v[i] = v[i].add_scaled(rate_f[i], dt * inverse[i]);
-        }
+        self.probe(rate, dt, probe, true);
     }
 
     /// Each body's share of the sum, then its advance, in one pass: the stage rates are read

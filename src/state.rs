@@ -313,6 +313,16 @@ pub trait State: Clone {
         out.kick_by(force, dt);
     }
 
+    /// [`probe_into`](State::probe_into) for forces that do not read momenta
+    /// ([`Forces::reads_momenta`] is `false`): the probe's positions and velocity are
+    /// written (a stage's rate is the probe's velocity), its momenta may be left as they
+    /// were. The default is `probe_into`; a large state overrides it to skip a pass of
+    /// writes the forces would never read.
+    #[inline(always)]
+    fn positional_probe_into(&self, rate: &DerivativeOf<Self>, dt: Self::Scalar, probe: &mut Self) {
+        self.probe_into(rate, dt, probe);
+    }
+
     /// A zero force of the right size for this state: the buffer integrators have forces
     /// written into.
     ///
@@ -612,10 +622,10 @@ pub trait Forces<S: State> {
     /// gravity, any potential).
     ///
     /// When it is `false`, [`Verlet`](crate::Verlet) evaluates its end-of-step force on the
-    /// state itself rather than on a prediction of its end-of-step momenta: the same force,
-    /// without a pass over the state to write a prediction the force would not read. Forces
-    /// that return `false` and read momenta anyway are evaluated at the half-step momenta,
-    /// and the method loses an order on them.
+    /// state itself rather than on a prediction of its end-of-step momenta, and Runge–Kutta
+    /// stages probe with [`positional_probe_into`](State::positional_probe_into): the same
+    /// forces, without passes over memory to write momenta they would not read. Forces that
+    /// return `false` and read momenta anyway see stale ones, and give wrong results.
     #[inline(always)]
     fn reads_momenta(&self) -> bool {
         true

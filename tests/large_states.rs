@@ -15,8 +15,7 @@
 
 use glam::DVec3;
 use timestep::{
-    InPlace, Integrator, Method, MethodKind, Particle, Particles, Positional, State, Stepper,
-    Verlet,
+    InPlace, Integrator, Method, MethodKind, Particle, Particles, Positional, Rk4, State, Verlet,
 };
 
 /// Steps taken in each comparison.
@@ -215,30 +214,28 @@ fn one_body_of_particles_steps_as_a_particle() {
     }
 }
 
-/// Velocity Verlet's prediction of the end of a step changes momenta and velocities only,
-/// so a force of positions alone is the same force on the prediction as on the state:
-/// declared [`Positional`], Verlet evaluates it on the state and gives the same trajectory
-/// bit for bit, on `Particles` stepped in place as on a `Particle`. A drag force declared
-/// positional (wrongly) is evaluated at the half-step velocity instead of the predicted one,
-/// and its trajectory moves away: the declaration is what decides.
+/// Forces declared [`Positional`] never read momenta, so methods may skip writing them:
+/// velocity Verlet evaluates the end force on the state instead of on its prediction (which
+/// differs in momenta and velocities only), and Runge–Kutta probes leave their momenta
+/// alone. A force of positions alone is the same force either way, so every method gives
+/// the same trajectory bit for bit, declared or not, on `Particles` stepped in place as on a
+/// `Particle`. A drag force declared positional (wrongly) is evaluated at stale velocities
+/// or momenta by Verlet and RK4, and its trajectory moves away: the declaration is what
+/// decides.
 #[test]
-fn verlet_skips_its_prediction_for_positional_forces_only() {
+fn positional_forces_step_as_undeclared_ones() {
     let start = Particles::from_particles(&[
         Particle::new(1.0, DVec3::new(1.0, 0.0, 0.0), DVec3::new(0.0, 1.0, 0.0)),
         Particle::new(2.5, DVec3::new(-0.5, 0.5, 0.0), DVec3::new(0.0, 0.0, -1.0)),
     ]);
-    let run = |forces: &dyn Fn(&Particles<DVec3>, f64, &mut Vec<DVec3>), positional: bool| {
+    type InPlaceForce<'a> = &'a dyn Fn(&Particles<DVec3>, f64, &mut Vec<DVec3>);
+    let stepped = |kind: MethodKind, forces: InPlaceForce<'_>, positional: bool| {
         let mut state = start.clone();
-        let mut verlet = Stepper::new(Verlet);
         let forces = InPlace(forces);
-        for i in 0..STEPS {
-            let t = i as f64 * DT;
-            let step = if positional {
-                verlet.step(&mut state, &Positional(forces), t, DT)
-            } else {
-                verlet.step(&mut state, &forces, t, DT)
-            };
-            step.expect("a finite step");
+        if positional {
+            run(&mut Method::new(kind), &mut state, &Positional(forces));
+        } else {
+            run(&mut Method::new(kind), &mut state, &forces);
         }
         state
     };
@@ -247,7 +244,27 @@ fn verlet_skips_its_prediction_for_positional_forces_only() {
             out[i] = body_force(4.0, *x, DVec3::ZERO, t);
         }
     };
-    assert_eq!(run(&springs, true), run(&springs, false));
+    let drag = |p: &Particles<DVec3>, t: f64, out: &mut Vec<DVec3>| {
+        for ((out, x), momentum) in out.iter_mut().zip(p.positions()).zip(p.momenta()) {
+            *out = body_force(4.0, *x, *momentum, t);
+        }
+    };
+    for kind in MethodKind::all() {
+        assert_eq!(
+            stepped(kind, &springs, true),
+            stepped(kind, &springs, false),
+            "{}",
+            kind.name()
+        );
+    }
+    for kind in [MethodKind::Verlet(Verlet), MethodKind::Rk4(Rk4)] {
+        assert_ne!(
+            stepped(kind, &drag, true).positions(),
+            stepped(kind, &drag, false).positions(),
+            "{}",
+            kind.name()
+        );
+    }
 
     let mut body = start.particle(0);
     let mut declared = body;
@@ -262,16 +279,6 @@ fn verlet_skips_its_prediction_for_positional_forces_only() {
             .expect("a finite step");
     }
     assert_eq!(declared, body);
-
-    let drag = |p: &Particles<DVec3>, t: f64, out: &mut Vec<DVec3>| {
-        for i in 0..p.len() {
-            out[i] = body_force(4.0, p.positions()[i], p.velocities()[i], t);
-        }
-    };
-    assert_ne!(
-        run(&drag, true).velocities(),
-        run(&drag, false).velocities()
-    );
 }
 
 /// Masses in the long chain: `N + 1 = 3j`, so mode `j` has `ω = 2 sin(π/6) = 1`.

@@ -133,7 +133,12 @@ impl<const N: usize> Tableau<N> {
                 if $i < N && which.includes($i, self) {
                     let (done, rest) = rates.split_at_mut($i);
                     let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
-                    state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
+                    let h = dt * S::Scalar::from_f64(factor);
+                    if forces.reads_momenta() {
+                        state.probe_into(direction, h, probe);
+                    } else {
+                        state.positional_probe_into(direction, h, probe);
+                    }
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
                     probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
                 }
