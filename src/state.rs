@@ -72,7 +72,10 @@ use num_traits::Float;
 /// - `Clone::clone_from` reuses the buffers: the default probes copy the state into a
 ///   probe with it, and a derived `Clone` would allocate new `Vec`s there;
 /// - optionally, [`probe_into`](State::probe_into) in one pass and
-///   [`coordinates_into`](State::coordinates_into) for implicit methods' scaling.
+///   [`coordinates_into`](State::coordinates_into) for implicit methods' scaling; and, to
+///   go over memory fewer times, [`advance_by_sum`](State::advance_by_sum),
+///   [`kick_drift`](State::kick_drift), [`kick_into`](State::kick_into) and the others
+///   `Particles` overrides.
 ///
 /// ```
 /// use timestep::{InPlace, Integrator, Rk4, State, Stepper, Vector};
