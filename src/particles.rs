@@ -455,6 +455,8 @@ impl<V: VectorSpace> State for Particles<V> {
     /// Each body's share of the sum, then its advance, in one pass: the stage rates are read
     /// once and the state written once, where summing rate by rate went over the sum once
     /// per term (RK4: seven passes over the rates' 480 kB per 10⁴ bodies in 3-D).
+    // Body by body, weights and all: summing blocks of 64 or 512 bodies term by term ran 5%
+    // fewer instructions and 15% slower on that chain (the rates' streams broken up).
     #[inline]
     fn advance_by_sum(
         &mut self,
