@@ -559,7 +559,7 @@ pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
 pub use scalar::Scalar;
-pub use state::{Derivative, DerivativeOf, Forces, InPlace, State};
+pub use state::{Derivative, DerivativeOf, Forces, InPlace, Positional, State};
 pub use trajectory::Trajectory;
 pub use vector::Vector;
 pub use vector_space::{NoVelocity, VectorSpace};

@@ -1,6 +1,13 @@
 //! [`Particles`]: many point masses whose forces are computed together.
 
 use crate::{DerivativeOf, MassError, Particle, Scalar, State, Vector, VectorSpace};
+// Shared constants: `Arc` where the target has pointer atomics (so that `Particles` is
+// `Send` for rayon), `Rc` on the few `no_std` targets without them (thumbv6m), which
+// would otherwise not build the crate at all.
+#[cfg(not(target_has_atomic = "ptr"))]
+use alloc::rc::Rc as Arc;
+#[cfg(target_has_atomic = "ptr")]
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 use num_traits::Zero;
@@ -54,8 +61,10 @@ pub struct Particles<V: VectorSpace> {
     positions: Vec<V>,
     momenta: Vec<V>,
     velocities: Vec<V>,
-    masses: Vec<V::Scalar>,
-    inverse_masses: Vec<V::Scalar>,
+    // The constants never change after construction, so clones share them: a probe or a
+    // prediction copied from the state copies only what moves.
+    masses: Arc<[V::Scalar]>,
+    inverse_masses: Arc<[V::Scalar]>,
 }
 
 /// `clone_from` reuses the buffers, so that the probes and predictions integrators copy
@@ -66,8 +75,8 @@ impl<V: VectorSpace> Clone for Particles<V> {
             positions: self.positions.clone(),
             momenta: self.momenta.clone(),
             velocities: self.velocities.clone(),
-            masses: self.masses.clone(),
-            inverse_masses: self.inverse_masses.clone(),
+            masses: Arc::clone(&self.masses),
+            inverse_masses: Arc::clone(&self.inverse_masses),
         }
     }
 
@@ -75,8 +84,7 @@ impl<V: VectorSpace> Clone for Particles<V> {
         self.positions.clone_from(&source.positions);
         self.momenta.clone_from(&source.momenta);
         self.velocities.clone_from(&source.velocities);
-        self.masses.clone_from(&source.masses);
-        self.inverse_masses.clone_from(&source.inverse_masses);
+        self.share_constants(source);
     }
 }
 
@@ -178,8 +186,8 @@ impl<V: VectorSpace> Particles<V> {
             positions,
             momenta,
             velocities,
-            masses,
-            inverse_masses,
+            masses: masses.into(),
+            inverse_masses: inverse_masses.into(),
         })
     }
 
@@ -200,6 +208,47 @@ impl<V: VectorSpace> Particles<V> {
             velocities: particles.iter().map(|p| p.velocity()).collect(),
             masses: particles.iter().map(Particle::mass).collect(),
             inverse_masses: particles.iter().map(Particle::inverse_mass).collect(),
+        }
+    }
+
+    /// [`State::probe_into`], the momenta only if `momenta`.
+    #[inline(always)]
+    fn probe(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self, momenta: bool) {
+        let n = self.len();
+        assert!(
+            rate.velocity.len() == n && rate.force.len() == n && probe.len() == n,
+            "a probe and a rate of {n} bodies"
+        );
+        probe.share_constants(self);
+        let (x, p, v) = (
+            &self.positions[..n],
+            &self.momenta[..n],
+            &self.velocities[..n],
+        );
+        let (rate_v, rate_f) = (&rate.velocity[..n], &rate.force[..n]);
+        let inverse = &self.inverse_masses[..n];
+        let (probe_x, probe_p, probe_v) = (
+            &mut probe.positions[..n],
+            &mut probe.momenta[..n],
+            &mut probe.velocities[..n],
+        );
+        for i in 0..n {
+            probe_x[i] = x[i].add_scaled(rate_v[i], dt);
+            if momenta {
+                probe_p[i] = p[i].add_scaled(rate_f[i], dt);
+            }
+            probe_v[i] = v[i].add_scaled(rate_f[i], dt * inverse[i]);
+        }
+    }
+
+    /// Makes this state's constants `source`'s, without copying them.
+    #[inline]
+    fn share_constants(&mut self, source: &Self) {
+        if !Arc::ptr_eq(&self.masses, &source.masses) {
+            self.masses = Arc::clone(&source.masses);
+        }
+        if !Arc::ptr_eq(&self.inverse_masses, &source.inverse_masses) {
+            self.inverse_masses = Arc::clone(&source.inverse_masses);
         }
     }
 
@@ -285,7 +334,7 @@ impl<V: VectorSpace> Particles<V> {
         let half = V::Scalar::from_f64(0.5);
         self.velocities
             .iter()
-            .zip(&self.masses)
+            .zip(self.masses.iter())
             .map(|(v, &m)| {
                 let squared = (0..V::DIM)
                     .map(|i| {
@@ -337,30 +386,143 @@ impl<V: VectorSpace> State for Particles<V> {
             .iter_mut()
             .zip(&mut self.velocities)
             .zip(force)
-            .zip(&self.inverse_masses)
+            .zip(self.inverse_masses.iter())
         {
             *p = p.add_scaled(*f, dt);
             *v = p.scale(inverse);
         }
     }
 
-    /// One pass: each probe body's position, momentum and velocity (`v + F·(dt/m)`, as
-    /// [`Particle`]'s probe) from this state's.
+    /// As `probe_into`, without the momenta: a third of its writes.
     #[inline]
-    fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+    fn positional_probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        self.probe(rate, dt, probe, false);
+    }
+
+    /// Kick, velocity and drift of each body in one pass.
+    #[inline]
+    fn kick_drift(
+        &mut self,
+        force: &Vec<V>,
+        kick_dt: V::Scalar,
+        drift_dt: V::Scalar,
+        _: &mut Vec<V>,
+    ) {
+        let n = self.len();
+        assert_eq!(force.len(), n, "one force per body");
+        let (x, p, v) = (&mut self.positions, &mut self.momenta, &mut self.velocities);
+        let (x, p, v, inverse) = (
+            &mut x[..n],
+            &mut p[..n],
+            &mut v[..n],
+            &self.inverse_masses[..n],
+        );
+        for i in 0..n {
+            p[i] = p[i].add_scaled(force[i], kick_dt);
+            v[i] = p[i].scale(inverse[i]);
+            x[i] = x[i].add_scaled(v[i], drift_dt);
+        }
+    }
+
+    /// One pass: positions copied, momenta kicked and velocities recalculated; the
+    /// constants shared, not copied.
+    #[inline]
+    fn kick_into(&self, force: &Vec<V>, dt: V::Scalar, out: &mut Self) {
         let n = self.len();
         assert!(
-            rate.velocity.len() == n && rate.force.len() == n && probe.len() == n,
-            "a probe and a rate of {n} bodies"
+            force.len() == n && out.len() == n,
+            "a force and a state of {n} bodies"
         );
-        probe.masses.copy_from_slice(&self.masses);
-        probe.inverse_masses.copy_from_slice(&self.inverse_masses);
+        out.share_constants(self);
+        let (x, p, inverse) = (
+            &self.positions[..n],
+            &self.momenta[..n],
+            &self.inverse_masses[..n],
+        );
+        let (out_x, out_p, out_v) = (
+            &mut out.positions[..n],
+            &mut out.momenta[..n],
+            &mut out.velocities[..n],
+        );
         for i in 0..n {
-            let (velocity, force) = (rate.velocity[i], rate.force[i]);
-            probe.positions[i] = self.positions[i].add_scaled(velocity, dt);
-            probe.momenta[i] = self.momenta[i].add_scaled(force, dt);
-            probe.velocities[i] = self.velocities[i].add_scaled(force, dt * self.inverse_masses[i]);
+            out_x[i] = x[i];
+            out_p[i] = p[i].add_scaled(force[i], dt);
+            out_v[i] = out_p[i].scale(inverse[i]);
         }
+    }
+
+    /// One pass: each probe body's position, momentum and velocity (`v + F·(dt/m)`, as
+    /// [`Particle`]'s probe) from this state's; the constants shared, not copied.
+    #[inline]
+    fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        self.probe(rate, dt, probe, true);
+    }
+
+    /// Each body's share of the sum, then its advance, in one pass: the stage rates are read
+    /// once and the state written once, where summing rate by rate went over the sum once
+    /// per term (RK4: seven passes over the rates' 480 kB per 10⁴ bodies in 3-D).
+    // Body by body, weights and all: summing blocks of 64 or 512 bodies term by term ran 5%
+    // fewer instructions and 15% slower on that chain (the rates' streams broken up).
+    #[inline]
+    fn advance_by_sum(
+        &mut self,
+        weights: &[f64],
+        rates: &[DerivativeOf<Self>],
+        dt: V::Scalar,
+        sum: &mut DerivativeOf<Self>,
+    ) {
+        let n = self.len();
+        let terms = weights.iter().filter(|&&w| w != 0.0).count();
+        // A lone term is not summed (its weight joins `dt`), nor is an empty sum: rounded
+        // as the default does.
+        if terms < 2 {
+            let (direction, factor) = crate::integrators::combination(weights, rates, sum);
+            return self.advance(direction, dt * V::Scalar::from_f64(factor));
+        }
+        assert!(
+            rates
+                .iter()
+                .all(|rate| rate.velocity.len() == n && rate.force.len() == n),
+            "rates of {n} bodies"
+        );
+        for i in 0..n {
+            // Term by term from the left, as the default's sum.
+            let mut sum: Option<(V, V)> = None;
+            for (rate, &weight) in rates.iter().zip(weights) {
+                if weight == 0.0 {
+                    continue;
+                }
+                let weight = V::Scalar::from_f64(weight);
+                let (velocity, force) = (rate.velocity[i], rate.force[i]);
+                sum = Some(match sum {
+                    None => (velocity.scale(weight), force.scale(weight)),
+                    Some((v, f)) => (v.add_scaled(velocity, weight), f.add_scaled(force, weight)),
+                });
+            }
+            let (velocity, force) = sum.unwrap_or((V::zero(), V::zero()));
+            self.positions[i] = self.positions[i].add_scaled(velocity, dt);
+            self.momenta[i] = self.momenta[i].add_scaled(force, dt);
+            self.velocities[i] = self.momenta[i].scale(self.inverse_masses[i]);
+        }
+    }
+
+    /// The force, and the probe's velocities handed over rather than copied: a probe writes
+    /// all of them again before it is read.
+    #[inline]
+    fn probe_derivative_into<F: crate::Forces<Self> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: V::Scalar,
+        out: &mut DerivativeOf<Self>,
+    ) {
+        forces.force_into(self, t, &mut out.force);
+        assert_eq!(
+            out.velocity.len(),
+            self.len(),
+            "a rate of {} bodies",
+            self.len()
+        );
+        core::mem::swap(&mut self.velocities, &mut out.velocity);
     }
 
     fn zero_force(&self) -> Vec<V> {

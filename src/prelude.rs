@@ -50,6 +50,6 @@ pub use crate::rigid::{DRigidBody, Inertia, RigidBody};
 pub use crate::{
     BackwardEuler, Bs3, Dopri5, ExplicitEuler, FixedTimestep, Forces, ImprovedEuler, InPlace,
     Integrator, Interpolate, InterpolateMotion, Method, MethodKind, Midpoint, Particle,
-    PositionVerlet, Rk4, Scheme, SemiImplicitEuler, State, StepError, Stepper, Trajectory, Vector,
-    VectorSpace, Verlet,
+    PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, State, StepError, Stepper,
+    Trajectory, Vector, VectorSpace, Verlet,
 };

@@ -72,7 +72,10 @@ use num_traits::Float;
 /// - `Clone::clone_from` reuses the buffers: the default probes copy the state into a
 ///   probe with it, and a derived `Clone` would allocate new `Vec`s there;
 /// - optionally, [`probe_into`](State::probe_into) in one pass and
-///   [`coordinates_into`](State::coordinates_into) for implicit methods' scaling.
+///   [`coordinates_into`](State::coordinates_into) for implicit methods' scaling; and, to
+///   go over memory fewer times, [`advance_by_sum`](State::advance_by_sum),
+///   [`kick_drift`](State::kick_drift), [`kick_into`](State::kick_into) and the others
+///   `Particles` overrides.
 ///
 /// ```
 /// use timestep::{InPlace, Integrator, Rk4, State, Stepper, Vector};
@@ -205,6 +208,37 @@ pub trait State: Clone {
         self.kick_by(&rate.force, dt);
     }
 
+    /// Advances positions and momenta together by `dt · Σᵢ wᵢ kᵢ`, the `rates` `kᵢ` with the
+    /// `weights` `wᵢ` (zero weights skipped): the end of a Runge–Kutta step. `sum` is a
+    /// buffer of the right size.
+    ///
+    /// The default writes the weighted sum into `sum`, term by term from the left (a lone
+    /// term is not copied: its weight joins `dt`), and [`advance`](State::advance)s along
+    /// it. Override it to sum and advance in one pass over memory, rounding as the default
+    /// does: a large state then reads each stage rate once, where the default goes over the
+    /// sum once per term and again to advance.
+    ///
+    /// ```
+    /// use timestep::{Derivative, State};
+    ///
+    /// let mut y = 1.0_f64; // y' = f(y): the force is f, there is no velocity
+    /// let rates = [Derivative::new(Default::default(), 2.0), Derivative::new(Default::default(), 4.0)];
+    /// let mut sum = y.zero_rate();
+    /// y.advance_by_sum(&[0.5, 0.5], &rates, 0.1, &mut sum);
+    /// assert!((y - 1.3).abs() < 1e-15); // 1 + 0.1 · (2 + 4)/2
+    /// ```
+    #[inline(always)]
+    fn advance_by_sum(
+        &mut self,
+        weights: &[f64],
+        rates: &[DerivativeOf<Self>],
+        dt: Self::Scalar,
+        sum: &mut DerivativeOf<Self>,
+    ) {
+        let (direction, factor) = crate::integrators::combination(weights, rates, sum);
+        self.advance(direction, dt * Self::Scalar::from_f64(factor));
+    }
+
     /// Overwrites `probe` with this state advanced by `rate · dt`, for one Runge–Kutta
     /// stage: a temporary whose derivative is taken and which never becomes the state.
     ///
@@ -234,6 +268,62 @@ pub trait State: Clone {
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: Self::Scalar, probe: &mut Self) {
         probe.clone_from(self);
         probe.advance(rate, dt);
+    }
+
+    /// [`kick`](State::kick) by `force · kick_dt`, then [`drift`](State::drift) along the
+    /// new velocity by `drift_dt`: the kick and drift of semi-implicit Euler and of velocity
+    /// Verlet. `velocity` is a buffer of the right size, which the default fills with the
+    /// velocity after the kick; override it to kick and drift in one pass over memory.
+    ///
+    /// ```
+    /// use timestep::{Particle, State};
+    ///
+    /// let mut particle = Particle::new(2.0, 0.0, 1.0); // 2 kg at x = 0, moving at 1 m/s
+    /// let mut velocity = 0.0;
+    /// particle.kick_drift(&4.0, 0.5, 2.0, &mut velocity); // 4 N for 0.5 s, then 2 s
+    /// assert_eq!((particle.velocity(), particle.position()), (2.0, 4.0));
+    /// ```
+    #[inline(always)]
+    fn kick_drift(
+        &mut self,
+        force: &Self::Force,
+        kick_dt: Self::Scalar,
+        drift_dt: Self::Scalar,
+        velocity: &mut Self::Velocity,
+    ) {
+        self.kick_by(force, kick_dt);
+        self.velocity_into(velocity);
+        self.drift_by(velocity, drift_dt);
+    }
+
+    /// Overwrites `out` with this state [`kick`](State::kick)ed by `force · dt`: velocity
+    /// Verlet's prediction of the end of a step, whose force is evaluated and which never
+    /// becomes the state. The default copies the state into `out` ([`Clone::clone_from`])
+    /// and kicks it; override it to copy and kick in one pass over memory, with the same
+    /// result.
+    ///
+    /// ```
+    /// use timestep::{Particle, State};
+    ///
+    /// let particle = Particle::new(2.0, 3.0, 1.0);
+    /// let mut kicked = particle;
+    /// particle.kick_into(&4.0, 0.5, &mut kicked);
+    /// assert_eq!((kicked.position(), kicked.velocity()), (3.0, 2.0));
+    /// ```
+    #[inline(always)]
+    fn kick_into(&self, force: &Self::Force, dt: Self::Scalar, out: &mut Self) {
+        out.clone_from(self);
+        out.kick_by(force, dt);
+    }
+
+    /// [`probe_into`](State::probe_into) for forces that do not read momenta
+    /// ([`Forces::reads_momenta`] is `false`): the probe's positions and velocity are
+    /// written (a stage's rate is the probe's velocity), its momenta may be left as they
+    /// were. The default is `probe_into`; a large state overrides it to skip a pass of
+    /// writes the forces would never read.
+    #[inline(always)]
+    fn positional_probe_into(&self, rate: &DerivativeOf<Self>, dt: Self::Scalar, probe: &mut Self) {
+        self.probe_into(rate, dt, probe);
     }
 
     /// A zero force of the right size for this state: the buffer integrators have forces
@@ -296,6 +386,23 @@ pub trait State: Clone {
     ) {
         self.velocity_into(&mut out.velocity);
         forces.force_into(self, t, &mut out.force);
+    }
+
+    /// Writes the rate of this probe at time `t` into `out`, as
+    /// [`derivative_into`](State::derivative_into) does, for a probe that is overwritten
+    /// (by [`probe_into`](State::probe_into)) before it is read again: it may hand its
+    /// velocity buffer to `out` instead of copying it, and keep `out`'s old buffer.
+    ///
+    /// The default is `derivative_into`. A large state whose probes write every velocity
+    /// overrides it to swap the buffers, which saves a copy of the velocities per stage.
+    #[inline(always)]
+    fn probe_derivative_into<F: Forces<Self> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: Self::Scalar,
+        out: &mut DerivativeOf<Self>,
+    ) {
+        self.derivative_into(forces, t, out);
     }
 }
 
@@ -511,6 +618,21 @@ pub trait Forces<S: State> {
         let _ = (state, t, diagonal);
         false
     }
+
+    /// Whether the force may depend on the state's momenta, or on what is derived from them
+    /// (velocities, angular velocities): `true` (the default) unless the forces say
+    /// otherwise, as [`Positional`] does for forces of positions and time alone (springs,
+    /// gravity, any potential).
+    ///
+    /// When it is `false`, [`Verlet`](crate::Verlet) evaluates its end-of-step force on the
+    /// state itself rather than on a prediction of its end-of-step momenta, and Runge–Kutta
+    /// stages probe with [`positional_probe_into`](State::positional_probe_into): the same
+    /// forces, without passes over memory to write momenta they would not read. Forces that
+    /// return `false` and read momenta anyway see stale ones, and give wrong results.
+    #[inline(always)]
+    fn reads_momenta(&self) -> bool {
+        true
+    }
 }
 
 impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {
@@ -561,5 +683,62 @@ impl<S: State, F: Fn(&S, S::Scalar, &mut S::Force)> Forces<S> for InPlace<F> {
     #[inline(always)]
     fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
         (self.0)(state, t, out);
+    }
+}
+
+/// Forces of positions and time alone, declared so: they never read the state's momenta or
+/// velocities (springs, gravity, any potential), so methods may skip computing momenta for
+/// them ([`Forces::reads_momenta`] is `false`). Everything else is `F`'s.
+///
+/// # Example
+///
+/// A chain of two springs whose force reads positions only, stepped by velocity Verlet:
+/// the same step as without the declaration, with one pass over the state fewer.
+///
+/// ```
+/// use timestep::{InPlace, Integrator, Particles, Positional, Stepper, Verlet};
+///
+/// let springs = InPlace(|bodies: &Particles<f64>, _t: f64, forces: &mut Vec<f64>| {
+///     let x = bodies.positions();
+///     forces[0] = -x[0] + (x[1] - x[0]);
+///     forces[1] = -(x[1] - x[0]);
+/// });
+/// let start = Particles::new(vec![1.0, 2.0], vec![0.5, 1.0], vec![0.0, 0.0]);
+/// let (mut declared, mut plain) = (start.clone(), start);
+/// let (mut a, mut b) = (Stepper::new(Verlet), Stepper::new(Verlet));
+/// for i in 0..100 {
+///     a.step(&mut declared, &Positional(springs), i as f64 * 0.01, 0.01)?;
+///     b.step(&mut plain, &springs, i as f64 * 0.01, 0.01)?;
+/// }
+/// assert_eq!(declared, plain);
+/// # Ok::<(), timestep::StepError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Positional<F>(pub F);
+
+impl<S: State, F: Forces<S>> Forces<S> for Positional<F> {
+    #[inline(always)]
+    fn force(&self, state: &S, t: S::Scalar) -> S::Force {
+        self.0.force(state, t)
+    }
+
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        self.0.force_into(state, t, out);
+    }
+
+    #[inline]
+    fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
+        self.0.jacobian(state, t, jacobian)
+    }
+
+    #[inline]
+    fn linear_part(&self, state: &S, t: S::Scalar, diagonal: &mut DerivativeOf<S>) -> bool {
+        self.0.linear_part(state, t, diagonal)
+    }
+
+    #[inline(always)]
+    fn reads_momenta(&self) -> bool {
+        false
     }
 }

@@ -14,7 +14,9 @@
 //! `ω = 2 √(k/m) sin(jπ/(2(N+1)))`, to each method's accuracy.
 
 use glam::DVec3;
-use timestep::{InPlace, Integrator, Method, MethodKind, Particle, Particles, State};
+use timestep::{
+    InPlace, Integrator, Method, MethodKind, Particle, Particles, Positional, Rk4, State, Verlet,
+};
 
 /// Steps taken in each comparison.
 const STEPS: usize = 50;
@@ -210,6 +212,73 @@ fn one_body_of_particles_steps_as_a_particle() {
             "Particles of one body, forces by value",
         );
     }
+}
+
+/// Forces declared [`Positional`] never read momenta, so methods may skip writing them:
+/// velocity Verlet evaluates the end force on the state instead of on its prediction (which
+/// differs in momenta and velocities only), and Runge–Kutta probes leave their momenta
+/// alone. A force of positions alone is the same force either way, so every method gives
+/// the same trajectory bit for bit, declared or not, on `Particles` stepped in place as on a
+/// `Particle`. A drag force declared positional (wrongly) is evaluated at stale velocities
+/// or momenta by Verlet and RK4, and its trajectory moves away: the declaration is what
+/// decides.
+#[test]
+fn positional_forces_step_as_undeclared_ones() {
+    let start = Particles::from_particles(&[
+        Particle::new(1.0, DVec3::new(1.0, 0.0, 0.0), DVec3::new(0.0, 1.0, 0.0)),
+        Particle::new(2.5, DVec3::new(-0.5, 0.5, 0.0), DVec3::new(0.0, 0.0, -1.0)),
+    ]);
+    type InPlaceForce<'a> = &'a dyn Fn(&Particles<DVec3>, f64, &mut Vec<DVec3>);
+    let stepped = |kind: MethodKind, forces: InPlaceForce<'_>, positional: bool| {
+        let mut state = start.clone();
+        let forces = InPlace(forces);
+        if positional {
+            run(&mut Method::new(kind), &mut state, &Positional(forces));
+        } else {
+            run(&mut Method::new(kind), &mut state, &forces);
+        }
+        state
+    };
+    let springs = |p: &Particles<DVec3>, t: f64, out: &mut Vec<DVec3>| {
+        for (i, x) in p.positions().iter().enumerate() {
+            out[i] = body_force(4.0, *x, DVec3::ZERO, t);
+        }
+    };
+    let drag = |p: &Particles<DVec3>, t: f64, out: &mut Vec<DVec3>| {
+        for ((out, x), momentum) in out.iter_mut().zip(p.positions()).zip(p.momenta()) {
+            *out = body_force(4.0, *x, *momentum, t);
+        }
+    };
+    for kind in MethodKind::all() {
+        assert_eq!(
+            stepped(kind, &springs, true),
+            stepped(kind, &springs, false),
+            "{}",
+            kind.name()
+        );
+    }
+    for kind in [MethodKind::Verlet(Verlet), MethodKind::Rk4(Rk4)] {
+        assert_ne!(
+            stepped(kind, &drag, true).positions(),
+            stepped(kind, &drag, false).positions(),
+            "{}",
+            kind.name()
+        );
+    }
+
+    let mut body = start.particle(0);
+    let mut declared = body;
+    let spring = |p: &Particle<DVec3>, t: f64| body_force(4.0, p.position(), DVec3::ZERO, t);
+    for i in 0..STEPS {
+        let t = i as f64 * DT;
+        Verlet
+            .step(&mut body, &spring, t, DT)
+            .expect("a finite step");
+        Verlet
+            .step(&mut declared, &Positional(spring), t, DT)
+            .expect("a finite step");
+    }
+    assert_eq!(declared, body);
 }
 
 /// Masses in the long chain: `N + 1 = 3j`, so mode `j` has `ω = 2 sin(π/6) = 1`.

@@ -154,4 +154,9 @@ where
         (self.linear_part)(state, t, diagonal);
         true
     }
+
+    #[inline(always)]
+    fn reads_momenta(&self) -> bool {
+        self.forces.reads_momenta()
+    }
 }

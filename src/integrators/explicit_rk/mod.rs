@@ -103,8 +103,7 @@ impl<const N: usize> Tableau<N> {
     ) {
         let RkWorkspace { rates, probe, sum } = workspace;
         self.stages(rates, probe, sum, state, forces, t, dt, Stages::Needed);
-        let (direction, factor) = combination(&self.b, rates, sum);
-        state.advance(direction, dt * S::Scalar::from_f64(factor));
+        state.advance_by_sum(&self.b, rates, dt, sum);
     }
 
     /// The stage rates `kᵢ` of a step from `state` at `t` by `dt`, into `rates`.
@@ -134,9 +133,14 @@ impl<const N: usize> Tableau<N> {
                 if $i < N && which.includes($i, self) {
                     let (done, rest) = rates.split_at_mut($i);
                     let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
-                    state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
+                    let h = dt * S::Scalar::from_f64(factor);
+                    if forces.reads_momenta() {
+                        state.probe_into(direction, h, probe);
+                    } else {
+                        state.positional_probe_into(direction, h, probe);
+                    }
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
-                    probe.derivative_into(forces, stage_time, &mut rest[0]);
+                    probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
                 }
             )*};
         }

@@ -69,4 +69,9 @@ where
         (self.jacobian)(state, t, jacobian);
         true
     }
+
+    #[inline(always)]
+    fn reads_momenta(&self) -> bool {
+        self.forces.reads_momenta()
+    }
 }

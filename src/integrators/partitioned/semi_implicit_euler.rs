@@ -68,9 +68,7 @@ impl Scheme for SemiImplicitEuler {
     ) -> Result<(), StepError> {
         let SemiImplicitEulerWorkspace { force, velocity } = workspace;
         forces.force_into(state, t, force);
-        state.kick_by(force, dt);
-        state.velocity_into(velocity);
-        state.drift_by(velocity, dt);
+        state.kick_drift(force, dt, dt, velocity);
         Ok(())
     }
 
