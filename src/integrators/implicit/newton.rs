@@ -90,9 +90,10 @@ impl Settings {
 }
 
 /// The buffers of an implicit step: the Newton unknown and its residuals (rates of the
-/// state), the stage's probe state, the matrix and its LU factors, and four numbers per
+/// state), the stage's probe state, the matrix and its LU factors, and three numbers per
 /// unknown; the trapezoidal rule and Newmark-β keep one more rate, the explicit part of
-/// their step.
+/// their step. Kept by a [`Stepper`](crate::Stepper), it also carries the factored matrix
+/// and the iteration's contraction from one step to the next.
 #[derive(Clone, Debug)]
 pub struct ImplicitWorkspace<S: State> {
     rate: DerivativeOf<S>,
@@ -106,8 +107,18 @@ pub struct ImplicitWorkspace<S: State> {
     matrix: Result<Matrix<S::Scalar>, StepError>,
     correction: Result<Buffer<S::Scalar>, StepError>,
     nudges: Result<Buffer<S::Scalar>, StepError>,
-    allowed: Result<Buffer<S::Scalar>, StepError>,
     rounding: Result<Buffer<S::Scalar>, StepError>,
+    memory: Memory<S::Scalar>,
+}
+
+/// What a workspace remembers of its last step, for the next.
+#[derive(Clone, Copy, Debug)]
+struct Memory<T> {
+    /// The step the factored matrix was made for, while the next step may keep it.
+    kept_for: Option<T>,
+    /// `64 ε max_i Σ_j |∂rᵢ/∂D_j − δᵢⱼ| / |c dt|` of the kept matrix: bounds how much
+    /// rounding of the coordinates moves a residual row, for any coordinates.
+    rounding_per_coordinate: T,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
@@ -129,8 +140,11 @@ impl<S: State> ImplicitWorkspace<S> {
             matrix: Matrix::new(structure, n),
             correction: Buffer::zeroed(n),
             nudges: Buffer::zeroed(n),
-            allowed: Buffer::zeroed(n),
             rounding: Buffer::zeroed(n),
+            memory: Memory {
+                kept_for: None,
+                rounding_per_coordinate: S::Scalar::zero(),
+            },
         }
     }
 }
@@ -155,8 +169,8 @@ pub(crate) struct Newton<'w, S: State> {
     matrix: &'w mut Matrix<S::Scalar>,
     correction: &'w mut [S::Scalar],
     nudges: &'w mut [S::Scalar],
-    allowed: &'w mut [S::Scalar],
     rounding: &'w mut [S::Scalar],
+    memory: &'w mut Memory<S::Scalar>,
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -183,8 +197,8 @@ impl<'w, S: State> Newton<'w, S> {
             matrix,
             correction,
             nudges,
-            allowed,
             rounding,
+            memory,
         } = workspace;
         let has_coordinates = state.coordinates_into(coordinates);
         let scalar = S::Scalar::from_f64;
@@ -210,8 +224,8 @@ impl<'w, S: State> Newton<'w, S> {
             matrix: matrix.as_mut().map_err(|e| *e)?,
             correction: correction.as_mut().map_err(|e| *e)?,
             nudges: nudges.as_mut().map_err(|e| *e)?,
-            allowed: allowed.as_mut().map_err(|e| *e)?,
             rounding: rounding.as_mut().map_err(|e| *e)?,
+            memory,
         })
     }
 
@@ -227,6 +241,10 @@ impl<'w, S: State> Newton<'w, S> {
     /// Solves the rule for the step's rate `D`, starting from the rate at the start, and on
     /// success advances `state` by `D dt`.
     ///
+    /// A step as long as the last one, whose iteration contracted fast, starts with the
+    /// last step's factored matrix; should the step fail with it, it is solved again with a
+    /// matrix made anew, so that keeping a matrix never turns into an error.
+    ///
     /// # Errors
     ///
     /// Every [`StepError`] of an implicit solve; `state` is then unchanged.
@@ -237,65 +255,129 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
+        let kept = self.memory.kept_for == Some(dt);
+        let mut outcome = self.iterate(state, forces, t, dt, kept);
+        if kept && outcome.is_err() {
+            outcome = self.iterate(state, forces, t, dt, false);
+        }
+        match outcome {
+            Ok(keep) => {
+                self.memory.kept_for = keep.then_some(dt);
+                state.advance(self.rate, dt);
+                Ok(())
+            }
+            Err(error) => {
+                self.memory.kept_for = None;
+                Err(error)
+            }
+        }
+    }
+
+    /// The simplified Newton iteration from the rate at the start, with the last step's
+    /// factored matrix when `kept`. It stops when every correction is within its allowance
+    /// ([`update`](Self::update)). On convergence the step's rate is in `rate`, and the
+    /// result says whether the next step may keep the matrix: when the last correction was
+    /// at least tenfold smaller than the one before (or the first).
+    fn iterate<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+        kept: bool,
+    ) -> Result<bool, StepError> {
+        let one = S::Scalar::one();
+        let slow = S::Scalar::from_f64(0.1);
         let stage_dt = self.stage * dt;
         let stage_time = t + stage_dt;
-        let n = self.rate.dim();
         state.derivative_into(forces, t, self.rate);
         self.explicit_part(state, dt);
-        let mut relative = S::Scalar::infinity();
-        // The Jacobian and its factors are kept while the iteration contracts fast
-        // (simplified Newton, as Hairer's implicit codes do): a linear system then costs
-        // one Jacobian and one factorisation per step, whatever its iterations.
-        let mut fresh_jacobian = false;
-        let mut previous_ratio = S::Scalar::infinity();
-        for iteration in 0..self.max_iterations {
+        let mut make = !kept;
+        // The kept matrix's rounding allowance was for the coordinates of its own step:
+        // until the matrix is made anew the test leaves it out, which is only stricter.
+        let mut matrix_rounding = S::Scalar::zero();
+        let mut previous = None;
+        for _ in 0..self.max_iterations {
             self.residual_into(state, forces, stage_time, stage_dt, Probe::Rate);
             if !self.residual.is_finite() {
                 return Err(StepError::NonFiniteResidual);
             }
-            if !fresh_jacobian {
+            if make {
                 self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
-                self.set_allowed_corrections(stage_dt, dt);
+                self.set_rounding(stage_dt);
                 self.matrix.factor()?;
-                fresh_jacobian = true;
+                make = false;
+                matrix_rounding = one;
             }
             for (i, c) in self.correction.iter_mut().enumerate() {
                 *c = -self.residual.component(i);
             }
             self.matrix.solve(self.correction);
-            let mut converged = true;
-            let mut ratio = S::Scalar::zero();
-            relative = S::Scalar::zero();
-            for i in 0..n {
-                let delta = self.correction[i];
-                self.rate.set_component(i, self.rate.component(i) + delta);
-                let scale =
-                    S::Scalar::one() + self.rate.component(i).abs() + self.coordinate(i) / dt.abs();
-                relative = relative.max(delta.abs() / scale);
-                ratio = ratio.max(delta.abs() / self.allowed[i]);
-                // A NaN correction is not convergence.
-                converged &= delta.abs() <= self.allowed[i];
-            }
-            if converged {
+            let update = self.update(dt, matrix_rounding);
+            // At least tenfold smaller than the last correction (or the first).
+            let fast = previous.is_none_or(|previous| update.ratio <= slow * previous);
+            // A NaN correction is not convergence.
+            if update.ratio <= one {
                 if !self.rate.is_finite() {
                     return Err(StepError::NonFiniteResidual);
                 }
-                self.check_resolved(dt)?;
-                state.advance(self.rate, dt);
-                return Ok(());
+                self.check_resolved(dt, &update, matrix_rounding)?;
+                return Ok(fast);
             }
-            // A correction that did not shrink at least tenfold on the last one: the kept
-            // Jacobian is too far from the current one, so the next iteration makes anew.
-            let contracting = ratio <= S::Scalar::from_f64(0.1) * previous_ratio;
-            if iteration > 0 && (ratio.is_nan() || !contracting) {
-                fresh_jacobian = false;
-            }
-            previous_ratio = ratio;
+            // Slower, or NaN: the matrix is too far from the current one, so the next
+            // iteration makes it anew.
+            previous = if fast {
+                Some(update.ratio)
+            } else {
+                make = true;
+                None
+            };
         }
         Err(StepError::NotConverged {
             iterations: self.max_iterations,
-            correction: relative.to_f64(),
+            correction: self.relative_correction(dt).to_f64(),
         })
+    }
+
+    /// Adds the correction to the rate and measures it: against the correction each
+    /// coordinate may still have at convergence, the tolerance relative to the rate and the
+    /// state's coordinate, `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, plus what rounding of the
+    /// stage state leaves unresolved (`64 ε (|Dᵢ| + W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|)`, the second term
+    /// scaled by `matrix_rounding`).
+    fn update(&mut self, dt: S::Scalar, matrix_rounding: S::Scalar) -> Update<S::Scalar> {
+        let one = S::Scalar::one();
+        let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
+        let per_dt = one / dt.abs();
+        let mut update = Update {
+            ratio: S::Scalar::zero(),
+            rounding: S::Scalar::zero(),
+            extent: S::Scalar::zero(),
+            coordinates: S::Scalar::zero(),
+        };
+        for (i, &delta) in self.correction.iter().enumerate() {
+            let d = self.rate.component(i);
+            self.rate.set_component(i, d + delta);
+            let y = self.coordinate(i);
+            let rounding = noise * d.abs() + matrix_rounding * self.rounding[i];
+            let allowed = self.tolerance * (one + d.abs() + y * per_dt) + rounding;
+            update.ratio = update.ratio.max(delta.abs() / allowed);
+            update.rounding = update.rounding.max(rounding);
+            update.extent = update.extent.max(y + ((d + delta) * dt).abs());
+            update.coordinates = update.coordinates.max(y);
+        }
+        update
+    }
+
+    /// The largest correction relative to its coordinate's scale, for the error of a step
+    /// that did not converge.
+    fn relative_correction(&self, dt: S::Scalar) -> S::Scalar {
+        let one = S::Scalar::one();
+        let mut relative = S::Scalar::zero();
+        for (i, delta) in self.correction.iter().enumerate() {
+            let scale = one + self.rate.component(i).abs() + self.coordinate(i) / dt.abs();
+            relative = relative.max(delta.abs() / scale);
+        }
+        relative
     }
 
     /// Writes the explicit part `E` of the rule from the start rate (held in `rate`), with
@@ -414,46 +496,61 @@ impl<'w, S: State> Newton<'w, S> {
         Ok(())
     }
 
-    /// How large a correction of each coordinate may still be at convergence: the
-    /// tolerance relative to the rate and the state's coordinate, plus what rounding of the
-    /// stage state leaves unresolved (`ε W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|`, with a margin).
-    fn set_allowed_corrections(&mut self, stage_dt: S::Scalar, dt: S::Scalar) {
-        let noise_factor = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
+    /// Keeps, for the matrix just made, how much rounding of the stage state's coordinates
+    /// moves each row of the residual, `64 ε W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|`, and the same per unit of
+    /// the largest coordinate.
+    fn set_rounding(&mut self, stage_dt: S::Scalar) {
+        // The matrix's off-identity row is `c dt wᵢ ∂fᵢ/∂y`: divided by `c dt` it is how
+        // much the residual's row moves with the stage's coordinates.
+        let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon() / stage_dt.abs();
+        let mut largest_row = S::Scalar::zero();
         for i in 0..self.matrix.dim() {
-            let d = self.rate.component(i).abs();
-            let scale = S::Scalar::one() + d + self.coordinate(i) / dt.abs();
-            // The matrix's off-identity row is `c dt wᵢ ∂fᵢ/∂y`: divided by `c dt` it is
-            // how much the residual's row moves with the stage's coordinates.
-            let rounding =
-                self.matrix.off_identity_row_norm(i, |j| self.coordinate(j)) / stage_dt.abs();
-            self.rounding[i] = noise_factor * (rounding + d);
-            self.allowed[i] = self.tolerance * scale + self.rounding[i];
+            let (rounding, row) = self
+                .matrix
+                .off_identity_row_norms(i, |j| self.coordinate(j));
+            self.rounding[i] = noise * rounding;
+            largest_row = largest_row.max(row);
         }
+        self.memory.rounding_per_coordinate = noise * largest_row;
     }
 
     /// Refuses a solution that rounding alone could move by more than the whole state's
     /// extent: a step so long (backward Euler at `dt = 10⁴⁵` on a spring) that the
-    /// stage's force cannot be resolved, where accepting it would leave garbage.
-    fn check_resolved(&self, dt: S::Scalar) -> Result<(), StepError> {
-        let n = self.matrix.dim();
-        let mut extent = S::Scalar::zero();
-        for i in 0..n {
-            extent = extent.max(self.coordinate(i) + (self.rate.component(i) * dt).abs());
-        }
-        let worst = self
-            .rounding
-            .iter()
-            .fold(S::Scalar::zero(), |m, r| m.max(*r))
-            * dt.abs();
-        if worst > extent {
+    /// stage's force cannot be resolved, where accepting it would leave garbage. With a
+    /// kept matrix (`matrix_rounding` 0) the rounding is bounded through the largest
+    /// coordinate; a step refused on that bound is solved again with a matrix made anew.
+    fn check_resolved(
+        &self,
+        dt: S::Scalar,
+        update: &Update<S::Scalar>,
+        matrix_rounding: S::Scalar,
+    ) -> Result<(), StepError> {
+        let worst = if matrix_rounding > S::Scalar::zero() {
+            update.rounding
+        } else {
+            update.rounding + self.memory.rounding_per_coordinate * update.coordinates
+        } * dt.abs();
+        if worst > update.extent {
             return Err(StepError::StepTooLong {
                 dt: dt.to_f64(),
                 uncertainty: worst.to_f64(),
-                extent: extent.to_f64(),
+                extent: update.extent.to_f64(),
             });
         }
         Ok(())
     }
+}
+
+/// What one Newton correction measured, in the state's scalar.
+struct Update<T> {
+    /// `maxᵢ |ΔDᵢ| / allowedᵢ`: at most 1 when every coordinate is within its allowance.
+    ratio: T,
+    /// The largest rounding allowance of a coordinate.
+    rounding: T,
+    /// `maxᵢ |yᵢ| + |Dᵢ dt|`: how far the state reaches.
+    extent: T,
+    /// The largest coordinate, `maxᵢ |yᵢ|`.
+    coordinates: T,
 }
 
 /// Which rate a residual is taken at: the iterate, or its nudged copy for differences.
