@@ -90,31 +90,57 @@ pub(super) fn solve<T: Entry>(
     upper: usize,
     rhs: &mut [T],
 ) {
+    // A tridiagonal band (a chain, a 1-D grid) with its sizes known to the compiler: the
+    // inner loops of one and two entries unroll, and a solve takes 47 instructions per
+    // unknown instead of 149 (callgrind, the large bench's heat equation).
+    if (lower, upper) == (1, 1) {
+        solve_band(ab, pivots, n, 1, 1, rhs);
+    } else {
+        solve_band(ab, pivots, n, lower, upper, rhs);
+    }
+}
+
+#[inline(always)]
+fn solve_band<T: Entry>(
+    ab: &[T],
+    pivots: &[usize],
+    n: usize,
+    lower: usize,
+    upper: usize,
+    rhs: &mut [T],
+) {
     let rows = rows(lower, upper);
     let diagonal = lower + upper;
     let rhs = &mut rhs[..n];
-    let columns = ab[..n * rows].chunks_exact(rows);
-    if lower > 0 {
-        for (j, (column, &pivot)) in columns.clone().zip(pivots).enumerate() {
-            if pivot != j {
-                rhs.swap(j, pivot);
-            }
-            let (done, below) = rhs.split_at_mut(j + 1);
-            let x = done[j];
-            if x != <T as Entry>::zero() {
-                for (r, &l) in below.iter_mut().zip(&column[diagonal + 1..]) {
-                    *r = *r - l * x;
-                }
+    let column = |j: usize| &ab[j * rows..(j + 1) * rows];
+    // L, column by column (the last `lower` columns reach past the end).
+    for j in 0..n {
+        let pivot = pivots[j];
+        if pivot != j {
+            rhs.swap(j, pivot);
+        }
+        let x = rhs[j];
+        if x != <T as Entry>::zero() {
+            let column = column(j);
+            for p in 1..lower.min(n - 1 - j) + 1 {
+                rhs[j + p] = rhs[j + p] - column[diagonal + p] * x;
             }
         }
     }
-    for (j, column) in columns.enumerate().rev() {
+    // U, from the bottom, with the full `diagonal` entries above the first ones in the
+    // interior (a loop of a constant count when the band is known).
+    for j in (0..n).rev() {
+        let column = column(j);
         let x = rhs[j] * column[diagonal];
         rhs[j] = x;
-        let top = j.saturating_sub(diagonal);
-        let entries = &column[diagonal - (j - top)..diagonal];
-        for (r, &u) in rhs[top..j].iter_mut().zip(entries) {
-            *r = *r - u * x;
+        if j >= diagonal {
+            for k in 1..diagonal + 1 {
+                rhs[j - k] = rhs[j - k] - column[diagonal - k] * x;
+            }
+        } else {
+            for k in 1..j + 1 {
+                rhs[j - k] = rhs[j - k] - column[diagonal - k] * x;
+            }
         }
     }
 }

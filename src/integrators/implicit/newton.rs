@@ -313,21 +313,20 @@ impl<'w, S: State> Newton<'w, S> {
                 *c = -self.residual.component(i);
             }
             self.matrix.solve(self.correction);
-            let update = self.update(dt, matrix_rounding);
+            let ratio = self.update(dt, matrix_rounding);
             // At least tenfold smaller than the last correction (or the first).
-            let fast = previous.is_none_or(|previous| update.ratio <= slow * previous);
-            // A NaN correction is not convergence.
-            if update.ratio <= one {
+            let fast = previous.is_none_or(|previous| ratio <= slow * previous);
+            if ratio <= one {
                 if !self.rate.is_finite() {
                     return Err(StepError::NonFiniteResidual);
                 }
-                self.check_resolved(dt, &update, matrix_rounding)?;
+                self.check_resolved(dt, matrix_rounding)?;
                 return Ok(fast);
             }
             // Slower, or NaN: the matrix is too far from the current one, so the next
             // iteration makes it anew.
             previous = if fast {
-                Some(update.ratio)
+                Some(ratio)
             } else {
                 make = true;
                 None
@@ -339,33 +338,26 @@ impl<'w, S: State> Newton<'w, S> {
         })
     }
 
-    /// Adds the correction to the rate and measures it: against the correction each
-    /// coordinate may still have at convergence, the tolerance relative to the rate and the
-    /// state's coordinate, `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, plus what rounding of the
-    /// stage state leaves unresolved (`64 ε (|Dᵢ| + W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|)`, the second term
-    /// scaled by `matrix_rounding`).
-    fn update(&mut self, dt: S::Scalar, matrix_rounding: S::Scalar) -> Update<S::Scalar> {
+    /// Adds the correction to the rate and returns the largest ratio of a coordinate's
+    /// correction to what it may still be at convergence: the tolerance relative to the
+    /// rate and the state's coordinate, `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, plus what
+    /// rounding of the stage state leaves unresolved (`64 ε (|Dᵢ| + W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|)`,
+    /// the second term scaled by `matrix_rounding`). A NaN correction is left out of the
+    /// ratio (the rate is checked for it at convergence).
+    fn update(&mut self, dt: S::Scalar, matrix_rounding: S::Scalar) -> S::Scalar {
         let one = S::Scalar::one();
         let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
         let per_dt = one / dt.abs();
-        let mut update = Update {
-            ratio: S::Scalar::zero(),
-            rounding: S::Scalar::zero(),
-            extent: S::Scalar::zero(),
-            coordinates: S::Scalar::zero(),
-        };
+        let mut ratio = S::Scalar::zero();
         for (i, &delta) in self.correction.iter().enumerate() {
             let d = self.rate.component(i);
             self.rate.set_component(i, d + delta);
             let y = self.coordinate(i);
             let rounding = noise * d.abs() + matrix_rounding * self.rounding[i];
             let allowed = self.tolerance * (one + d.abs() + y * per_dt) + rounding;
-            update.ratio = update.ratio.max(delta.abs() / allowed);
-            update.rounding = update.rounding.max(rounding);
-            update.extent = update.extent.max(y + ((d + delta) * dt).abs());
-            update.coordinates = update.coordinates.max(y);
+            ratio = ratio.max(delta.abs() / allowed);
         }
-        update
+        ratio
     }
 
     /// The largest correction relative to its coordinate's scale, for the error of a step
@@ -519,38 +511,30 @@ impl<'w, S: State> Newton<'w, S> {
     /// stage's force cannot be resolved, where accepting it would leave garbage. With a
     /// kept matrix (`matrix_rounding` 0) the rounding is bounded through the largest
     /// coordinate; a step refused on that bound is solved again with a matrix made anew.
-    fn check_resolved(
-        &self,
-        dt: S::Scalar,
-        update: &Update<S::Scalar>,
-        matrix_rounding: S::Scalar,
-    ) -> Result<(), StepError> {
-        let worst = if matrix_rounding > S::Scalar::zero() {
-            update.rounding
-        } else {
-            update.rounding + self.memory.rounding_per_coordinate * update.coordinates
-        } * dt.abs();
-        if worst > update.extent {
+    fn check_resolved(&self, dt: S::Scalar, matrix_rounding: S::Scalar) -> Result<(), StepError> {
+        let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
+        let zero = S::Scalar::zero();
+        let (mut rounding, mut extent, mut largest) = (zero, zero, zero);
+        for i in 0..self.matrix.dim() {
+            let d = self.rate.component(i);
+            let y = self.coordinate(i);
+            rounding = rounding.max(noise * d.abs() + matrix_rounding * self.rounding[i]);
+            extent = extent.max(y + (d * dt).abs());
+            largest = largest.max(y);
+        }
+        if matrix_rounding == zero {
+            rounding = rounding + self.memory.rounding_per_coordinate * largest;
+        }
+        let worst = rounding * dt.abs();
+        if worst > extent {
             return Err(StepError::StepTooLong {
                 dt: dt.to_f64(),
                 uncertainty: worst.to_f64(),
-                extent: update.extent.to_f64(),
+                extent: extent.to_f64(),
             });
         }
         Ok(())
     }
-}
-
-/// What one Newton correction measured, in the state's scalar.
-struct Update<T> {
-    /// `maxᵢ |ΔDᵢ| / allowedᵢ`: at most 1 when every coordinate is within its allowance.
-    ratio: T,
-    /// The largest rounding allowance of a coordinate.
-    rounding: T,
-    /// `maxᵢ |yᵢ| + |Dᵢ dt|`: how far the state reaches.
-    extent: T,
-    /// The largest coordinate, `maxᵢ |yᵢ|`.
-    coordinates: T,
 }
 
 /// Which rate a residual is taken at: the iterate, or its nudged copy for differences.
