@@ -453,6 +453,23 @@ impl<V: Vector, F: Vector<Scalar = V::Scalar>> Vector for Derivative<V, F> {
     fn is_finite(&self) -> bool {
         self.velocity.is_finite() && self.force.is_finite()
     }
+    /// The force's coordinates when there is no velocity (a first-order system).
+    #[inline]
+    fn as_scalars(&self) -> Option<&[V::Scalar]> {
+        if self.velocity.dim() == 0 {
+            self.force.as_scalars()
+        } else {
+            None
+        }
+    }
+    #[inline]
+    fn as_scalars_mut(&mut self) -> Option<&mut [V::Scalar]> {
+        if self.velocity.dim() == 0 {
+            self.force.as_scalars_mut()
+        } else {
+            None
+        }
+    }
 }
 
 /// The dynamics: the force on a state at time `t`.
