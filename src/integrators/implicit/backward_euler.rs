@@ -45,8 +45,10 @@ use crate::integrators::Properties;
 ///   of a band) and an `n × n` LU factorisation; then a solve with the factors. A linear
 ///   system converges in one iteration (two evaluations counting the check). Through a
 ///   [`Stepper`](crate::Stepper) at a constant `dt`, a linear system makes and factors its
-///   matrix once for the whole run, and a step costs the start rate, two residuals and two
-///   solves.
+///   matrix once for the whole run, and a step costs two residuals and two solves: it
+///   starts from the last step's rate, which is the rate at its start to the Newton
+///   tolerance, instead of evaluating the force there (a step that does not continue the
+///   last one in time evaluates it).
 ///
 /// A step that does not converge in `max_iterations` returns
 /// [`StepError::NotConverged`](crate::StepError::NotConverged), and a singular or non-finite Jacobian or a non-finite force

@@ -6,6 +6,7 @@
 //! only in where their implicit stage sits and how much of its rate the step takes, so one
 //! iteration serves them all, as Hairer's `dc_decsol` serves Radau5 and Rodas.
 
+use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -116,6 +117,8 @@ pub struct ImplicitWorkspace<S: State> {
 struct Memory<T> {
     /// The step the factored matrix was made for, while the next step may keep it.
     kept_for: Option<T>,
+    /// When the last step ended, if it succeeded: the rate buffer then holds its rate.
+    ended: Option<T>,
     /// `64 ε max_i Σ_j |∂rᵢ/∂D_j − δᵢⱼ| / |c dt|` of the kept matrix: bounds how much
     /// rounding of the coordinates moves a residual row, for any coordinates.
     rounding_per_coordinate: T,
@@ -143,6 +146,7 @@ impl<S: State> ImplicitWorkspace<S> {
             rounding: Buffer::zeroed(n),
             memory: Memory {
                 kept_for: None,
+                ended: None,
                 rounding_per_coordinate: S::Scalar::zero(),
             },
         }
@@ -242,8 +246,10 @@ impl<'w, S: State> Newton<'w, S> {
     /// success advances `state` by `D dt`.
     ///
     /// A step as long as the last one, whose iteration contracted fast, starts with the
-    /// last step's factored matrix; should the step fail with it, it is solved again with a
-    /// matrix made anew, so that keeping a matrix never turns into an error.
+    /// last step's factored matrix, and a step that continues the last one (with no
+    /// explicit part) from its rate; should the step fail so, it is solved again from the
+    /// start's rate with a matrix made anew, so that what is kept never turns into an
+    /// error.
     ///
     /// # Errors
     ///
@@ -255,26 +261,39 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
-        let kept = self.memory.kept_for == Some(dt);
-        let mut outcome = self.iterate(state, forces, t, dt, kept);
-        if kept && outcome.is_err() {
-            outcome = self.iterate(state, forces, t, dt, false);
+        // Times computed as `t₀ + i·dt` give steps that differ in their last bits; the
+        // matrix is as good for them.
+        let rounding = S::Scalar::from_f64(16.0) * S::Scalar::epsilon() * (t.abs() + dt.abs());
+        let same_dt = |kept: S::Scalar| {
+            (dt - kept).abs() <= rounding.min(dt.abs() * S::Scalar::from_f64(1e-6))
+        };
+        let kept = self.memory.kept_for.is_some_and(same_dt);
+        // Without an explicit part the start rate is only the iteration's first guess, and
+        // the last step's rate is as good a one when this step continues it: for backward
+        // Euler it is the rate at this step's start, to the Newton tolerance.
+        let guessed =
+            self.explicit.is_none() && self.memory.ended.is_some_and(|end| continues(end, t, dt));
+        let mut outcome = self.iterate(state, forces, t, dt, kept, guessed);
+        if (kept || guessed) && outcome.is_err() {
+            outcome = self.iterate(state, forces, t, dt, false, false);
         }
         match outcome {
             Ok(keep) => {
                 self.memory.kept_for = keep.then_some(dt);
+                self.memory.ended = Some(t + dt);
                 state.advance(self.rate, dt);
                 Ok(())
             }
             Err(error) => {
                 self.memory.kept_for = None;
+                self.memory.ended = None;
                 Err(error)
             }
         }
     }
 
-    /// The simplified Newton iteration from the rate at the start, with the last step's
-    /// factored matrix when `kept`. It stops when every correction is within its allowance
+    /// The simplified Newton iteration from the rate at the start (from the rate already in
+    /// `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops when every correction is within its allowance
     /// ([`update`](Self::update)). On convergence the step's rate is in `rate`, and the
     /// result says whether the next step may keep the matrix: when the last correction was
     /// at least tenfold smaller than the one before (or the first).
@@ -285,12 +304,15 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
         kept: bool,
+        guessed: bool,
     ) -> Result<bool, StepError> {
         let one = S::Scalar::one();
         let slow = S::Scalar::from_f64(0.1);
         let stage_dt = self.stage * dt;
         let stage_time = t + stage_dt;
-        state.derivative_into(forces, t, self.rate);
+        if !guessed {
+            state.derivative_into(forces, t, self.rate);
+        }
         self.explicit_part(state, dt);
         let mut make = !kept;
         // The kept matrix's rounding allowance was for the coordinates of its own step:
