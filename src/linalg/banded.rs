@@ -22,10 +22,11 @@ pub(super) fn index(i: usize, j: usize, lower: usize, upper: usize) -> usize {
 }
 
 /// Factors the band matrix in place as `P A = L U`; `pivots[j]` is the row swapped with row
-/// `j` at step `j`. `U`'s diagonal is stored as its reciprocals, so that the back
-/// substitution multiplies: a division there is on the chain of dependent operations from
-/// one unknown to the next, and took as long as the whole of the rest of a tridiagonal
-/// solve. Costs `O(n · lower · (lower + upper))`.
+/// `j` at step `j`. `U` is stored as `D⁻¹` on its diagonal and `D⁻¹ U` above it (`D` its
+/// diagonal), so that each unknown of the back substitution is one multiplication and one
+/// subtraction after the last: a division there, or a multiplication by the reciprocal
+/// after the sum, is on the chain of dependent operations from one unknown to the next.
+/// Costs `O(n · lower · (lower + upper))`.
 pub(super) fn factor<T: Entry>(
     ab: &mut [T],
     pivots: &mut [usize],
@@ -78,6 +79,14 @@ pub(super) fn factor<T: Entry>(
             }
         }
     }
+    let diagonal = lower + upper;
+    for j in 0..n {
+        let inverse = ab[at(j, j)];
+        for c in j + 1..(j + diagonal + 1).min(n) {
+            let entry = &mut ab[at(j, c)];
+            *entry = *entry * inverse;
+        }
+    }
     Ok(())
 }
 
@@ -112,9 +121,12 @@ pub(super) fn solve<T: Entry>(
             }
         }
     }
+    // Each row of `U x = y` divided by its diagonal: `D⁻¹ y` first.
+    for (r, column) in rhs.iter_mut().zip(columns.clone()) {
+        *r = *r * column[diagonal];
+    }
     for (j, column) in columns.enumerate().rev() {
-        let x = rhs[j] * column[diagonal];
-        rhs[j] = x;
+        let x = rhs[j];
         let top = j.saturating_sub(diagonal);
         let entries = &column[diagonal - (j - top)..diagonal];
         for (r, &u) in rhs[top..j].iter_mut().zip(entries) {
@@ -145,13 +157,14 @@ fn solve_tridiagonal<T: Entry>(ab: &[T], pivots: &[usize], rhs: &mut [T]) {
         if pivots[j] != j {
             core::mem::swap(&mut current, &mut next);
         }
-        rhs[j] = current;
+        // Stored divided by `U`'s diagonal, as the back substitution wants it.
+        rhs[j] = current * ab[ROWS * j + 2];
         if current != zero {
             next = next - ab[ROWS * j + 3] * current;
         }
         current = next;
     }
-    rhs[n - 1] = current;
+    rhs[n - 1] = current * ab[ROWS * (n - 1) + 2];
     // x_{j+1} and x_{j+2}; U's entries of row j are in columns j + 1 and j + 2.
     let (mut next, mut after) = (zero, zero);
     for j in (0..n).rev() {
@@ -162,9 +175,8 @@ fn solve_tridiagonal<T: Entry>(ab: &[T], pivots: &[usize], rhs: &mut [T]) {
         if j + 1 < n {
             r = r - ab[ROWS * (j + 1) + 1] * next;
         }
-        let x = r * ab[ROWS * j + 2];
-        rhs[j] = x;
+        rhs[j] = r;
         after = next;
-        next = x;
+        next = r;
     }
 }
