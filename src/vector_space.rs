@@ -90,8 +90,9 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
 
     /// The coordinates of a slice of values as one slice of scalars, when the values are
     /// laid out as their coordinates (numbers, and arrays of them); `None` (the default)
-    /// otherwise. Large states of such values ([`Vector::as_scalars`]) are then read and
-    /// written by integrators as plain memory.
+    /// otherwise. Large states of such values
+    /// ([`Vector::as_scalars`](crate::Vector::as_scalars)) are then read and written by
+    /// integrators as plain memory.
     ///
     /// ```
     /// use timestep::VectorSpace;
