@@ -339,6 +339,19 @@ impl<V: Vector> State for V {
 
     #[inline(always)]
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        // One pass instead of a copy and an update, when all three are slices of one size.
+        if let (Some(out), Some(y), Some(rate)) = (
+            probe.as_scalars_mut(),
+            self.as_scalars(),
+            rate.force.as_scalars(),
+        ) {
+            if out.len() == y.len() && y.len() == rate.len() {
+                for ((out, &y), &rate) in out.iter_mut().zip(y).zip(rate) {
+                    *out = y + rate * dt;
+                }
+                return;
+            }
+        }
         probe.assign(self);
         probe.add_scaled_assign(&rate.force, dt);
     }
