@@ -229,3 +229,39 @@ fn a_kept_matrix_that_no_longer_fits_is_made_anew() {
         }
     }
 }
+
+/// Steps between times `tᵢ = t₀ + i·dt`, whose lengths `tᵢ₊₁ − tᵢ` differ in their last bits,
+/// keep one matrix (asked for once in 50 steps); a step a ten-thousandth longer makes a new
+/// one. Each step is the exact backward Euler step `y₁ = y₀ / (1 + k h)` of its length `h`.
+#[test]
+fn steps_that_differ_by_rounding_keep_the_matrix() {
+    let k = 3.0;
+    let jacobians = Cell::new(0);
+    let forces = WithJacobian::new(
+        |y: &f64, _t: f64| -k * y,
+        |_: &f64, _t: f64, j: &mut Jacobian<f64>| {
+            jacobians.set(jacobians.get() + 1);
+            j[(0, 0)] = -k;
+        },
+    );
+    let mut solver = Stepper::new(BackwardEuler::new());
+    let (t0, dt) = (0.1, 1e-3);
+    let mut y = 1.0_f64;
+    let lengths: Vec<f64> = (0..50)
+        .map(|i| (t0 + f64::from(i + 1) * dt) - (t0 + f64::from(i) * dt))
+        .collect();
+    assert!(
+        lengths.iter().any(|&h| h != dt),
+        "the lengths differ in their last bits"
+    );
+    let mut t = t0;
+    for h in lengths {
+        let y0 = y;
+        solver.step(&mut y, &forces, t, h).unwrap();
+        assert!((y - y0 / (1.0 + k * h)).abs() <= 1e-12 * y0);
+        t += h;
+    }
+    assert_eq!(jacobians.get(), 1);
+    solver.step(&mut y, &forces, t, dt * (1.0 + 1e-4)).unwrap();
+    assert_eq!(jacobians.get(), 2);
+}

@@ -115,7 +115,8 @@ pub struct ImplicitWorkspace<S: State> {
 /// What a workspace remembers of its last step, for the next.
 #[derive(Clone, Copy, Debug)]
 struct Memory<T> {
-    /// The step the factored matrix was made for, while the next step may keep it.
+    /// The step the factored matrix was made for, while the next step may keep it (set
+    /// when it is made, cleared when a step fails or contracts slowly).
     kept_for: Option<T>,
     /// When the last step ended, if it succeeded: the rate buffer then holds its rate.
     ended: Option<T>,
@@ -279,7 +280,9 @@ impl<'w, S: State> Newton<'w, S> {
         }
         match outcome {
             Ok(keep) => {
-                self.memory.kept_for = keep.then_some(dt);
+                if !keep {
+                    self.memory.kept_for = None;
+                }
                 self.memory.ended = Some(t + dt);
                 state.advance(self.rate, dt);
                 Ok(())
@@ -293,10 +296,11 @@ impl<'w, S: State> Newton<'w, S> {
     }
 
     /// The simplified Newton iteration from the rate at the start (from the rate already in
-    /// `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops when every correction is within its allowance
-    /// ([`update`](Self::update)). On convergence the step's rate is in `rate`, and the
-    /// result says whether the next step may keep the matrix: when the last correction was
-    /// at least tenfold smaller than the one before (or the first).
+    /// `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops
+    /// when every correction is within its allowance ([`update`](Self::update)). On
+    /// convergence the step's rate is in `rate`, and the result says whether the next step
+    /// may keep the matrix: when the last correction was at least tenfold smaller than the
+    /// one before (or the first).
     fn iterate<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -325,6 +329,9 @@ impl<'w, S: State> Newton<'w, S> {
                 return Err(StepError::NonFiniteResidual);
             }
             if make {
+                // Kept for this step's length, not for the lengths that round to it
+                // after: a `dt` that creeps does not take the matrix along.
+                self.memory.kept_for = Some(dt);
                 self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
                 self.set_rounding(stage_dt);
                 self.matrix.factor()?;
