@@ -387,12 +387,18 @@ impl<'w, S: State> Newton<'w, S> {
         let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
         let per_dt = one / dt.abs();
         let tolerance = self.tolerance;
-        let ratio = |d: S::Scalar, delta: S::Scalar, y: S::Scalar, rounding: S::Scalar| {
+        let mut largest = S::Scalar::zero();
+        // Divides only where the ratio beats the largest so far, and keeps `largest` off a
+        // chain of dependent `max`es: a division per coordinate and that chain took as
+        // long as the rest of the loop. (A NaN correction never beats it, as `max` would
+        // leave it out too.)
+        let mut ratio = |d: S::Scalar, delta: S::Scalar, y: S::Scalar, rounding: S::Scalar| {
             let rounding = noise * d.abs() + matrix_rounding * rounding;
             let allowed = tolerance * (one + d.abs() + y * per_dt) + rounding;
-            delta.abs() / allowed
+            if delta.abs() > largest * allowed {
+                largest = largest.max(delta.abs() / allowed);
+            }
         };
-        let mut largest = S::Scalar::zero();
         // Over memory when the rate and the coordinates are plain slices (a `Vec<f64>`):
         // a third of the instructions of the loop through `component`.
         if let (Some(rate), Some(coordinates), true) = (
@@ -402,16 +408,16 @@ impl<'w, S: State> Newton<'w, S> {
         ) {
             let rows = rate.iter_mut().zip(coordinates).zip(&*self.rounding);
             for (((d, y), &rounding), &delta) in rows.zip(&*self.correction) {
-                largest = largest.max(ratio(*d, delta, y.abs(), rounding));
+                ratio(*d, delta, y.abs(), rounding);
                 *d = *d + delta;
             }
-            return largest;
-        }
-        for (i, &delta) in self.correction.iter().enumerate() {
-            let d = self.rate.component(i);
-            self.rate.set_component(i, d + delta);
-            let y = self.coordinate(i);
-            largest = largest.max(ratio(d, delta, y, self.rounding[i]));
+        } else {
+            for (i, &delta) in self.correction.iter().enumerate() {
+                let d = self.rate.component(i);
+                self.rate.set_component(i, d + delta);
+                let y = self.coordinate(i);
+                ratio(d, delta, y, self.rounding[i]);
+            }
         }
         largest
     }
