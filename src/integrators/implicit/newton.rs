@@ -324,8 +324,14 @@ impl<'w, S: State> Newton<'w, S> {
         let mut matrix_rounding = S::Scalar::zero();
         let mut previous = None;
         for _ in 0..self.max_iterations {
-            self.residual_into(state, forces, stage_time, stage_dt, Probe::Rate);
-            if !self.residual.is_finite() {
+            self.stage_into(state, forces, stage_time, stage_dt, Probe::Rate);
+            // Finite differences need the residual itself; otherwise its negation goes
+            // straight into the correction when the buffers are slices.
+            let negated = if make { None } else { self.negated_residual() };
+            if negated.is_none() {
+                self.residual_from_stage(Probe::Rate);
+            }
+            if !negated.unwrap_or_else(|| self.residual.is_finite()) {
                 return Err(StepError::NonFiniteResidual);
             }
             if make {
@@ -338,15 +344,17 @@ impl<'w, S: State> Newton<'w, S> {
                 make = false;
                 matrix_rounding = one;
             }
-            match self.residual.as_scalars() {
-                Some(residual) => {
-                    for (c, &r) in self.correction.iter_mut().zip(residual) {
-                        *c = -r;
+            if negated.is_none() {
+                match self.residual.as_scalars() {
+                    Some(residual) => {
+                        for (c, &r) in self.correction.iter_mut().zip(residual) {
+                            *c = -r;
+                        }
                     }
-                }
-                None => {
-                    for (i, c) in self.correction.iter_mut().enumerate() {
-                        *c = -self.residual.component(i);
+                    None => {
+                        for (i, c) in self.correction.iter_mut().enumerate() {
+                            *c = -self.residual.component(i);
+                        }
                     }
                 }
             }
@@ -473,13 +481,36 @@ impl<'w, S: State> Newton<'w, S> {
         stage_dt: S::Scalar,
         probe: Probe,
     ) {
-        let (rate, out) = match probe {
-            Probe::Rate => (&*self.rate, &mut *self.residual),
-            Probe::Nudged => (&*self.nudged, &mut *self.nudged_residual),
+        self.stage_into(state, forces, stage_time, stage_dt, probe);
+        self.residual_from_stage(probe);
+    }
+
+    /// The stage probe at `D` (the rate, or its nudged copy) and its rate.
+    #[inline]
+    fn stage_into<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        stage_time: S::Scalar,
+        stage_dt: S::Scalar,
+        probe: Probe,
+    ) {
+        let rate = match probe {
+            Probe::Rate => &*self.rate,
+            Probe::Nudged => &*self.nudged,
         };
         state.probe_into(rate, stage_dt, self.stage_state);
         self.stage_state
             .derivative_into(forces, stage_time, self.stage_rate);
+    }
+
+    /// The residual (or the nudged residual) from the stage's rate.
+    #[inline]
+    fn residual_from_stage(&mut self, probe: Probe) {
+        let (rate, out) = match probe {
+            Probe::Rate => (&*self.rate, &mut *self.residual),
+            Probe::Nudged => (&*self.nudged, &mut *self.nudged_residual),
+        };
         out.assign(rate);
         if let Some(explicit) = self.explicit.as_deref() {
             out.add_scaled_assign(explicit, -S::Scalar::one());
@@ -488,6 +519,36 @@ impl<'w, S: State> Newton<'w, S> {
             .add_scaled_assign(&self.stage_rate.velocity, -self.velocity_weight);
         out.force
             .add_scaled_assign(&self.stage_rate.force, -self.force_weight);
+    }
+
+    /// `−r(D)` from the stage's rate straight into the correction, in one pass over
+    /// slices with the arithmetic of [`residual_from_stage`](Self::residual_from_stage)
+    /// (the residual buffer is left as it was), and whether it is finite; `None` when the
+    /// buffers are not slices.
+    fn negated_residual(&mut self) -> Option<bool> {
+        let rate = self.rate.as_scalars()?;
+        // A slice only without velocity, so the stage's rate is all force.
+        let stage = self.stage_rate.as_scalars()?;
+        let weight = -self.force_weight;
+        let mut finite = true;
+        let mut negate = |c: &mut S::Scalar, r: S::Scalar| {
+            finite &= r.is_finite();
+            *c = -r;
+        };
+        let rows = self.correction.iter_mut().zip(rate).zip(stage);
+        match self.explicit.as_deref() {
+            Some(explicit) => {
+                for (((c, &d), &s), &e) in rows.zip(explicit.as_scalars()?) {
+                    negate(c, (d + e * -S::Scalar::one()) + s * weight);
+                }
+            }
+            None => {
+                for ((c, &d), &s) in rows {
+                    negate(c, d + s * weight);
+                }
+            }
+        }
+        Some(finite)
     }
 
     /// Writes `∂r/∂D = I − c dt W ∂f/∂y` at the current stage into the matrix: from the
