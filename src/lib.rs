@@ -144,10 +144,10 @@
 //! | [`Rk4`] | four rates, a probe and a sum | 48 MB |
 //! | [`Verlet`] | the forces at both ends and a probe | 24 MB |
 //! | [`PositionVerlet`] | the forces at both ends, a probe, and its memory of the last step | 24 MB |
-//! | [`BackwardEuler`], tridiagonal Jacobian | six rates, a probe, five numbers per unknown, the band's LU (four diagonals) | 128 MB |
+//! | [`BackwardEuler`], tridiagonal Jacobian | six rates, a probe, four numbers per unknown, the band's LU (four diagonals) | 120 MB |
 //! | [`BackwardEuler`], dense Jacobian | as above, with an `n × n` matrix instead of the band | `8n²` bytes: for a few thousand unknowns at most |
-//! | [`ImplicitMidpoint`], tridiagonal | as [`BackwardEuler`] | 128 MB |
-//! | [`Trapezoid`], [`Newmark`], tridiagonal | as [`BackwardEuler`], and the explicit part of the step (a rate) | 136 MB |
+//! | [`ImplicitMidpoint`], tridiagonal | as [`BackwardEuler`] | 120 MB |
+//! | [`Trapezoid`], [`Newmark`], tridiagonal | as [`BackwardEuler`], and the explicit part of the step (a rate) | 128 MB |
 //! | [`Leapfrog`], [`Composition::BLANES_MOAN4`] | the force | 8 MB |
 //! | [`Beeman`] | the forces at the last two step ends and this one's, a sum, a probe | 40 MB |
 //! | [`AdamsBashforthMoulton`] | four past rates, the predicted rate, a sum, a probe, and RK4's workspace for its starting steps | 104 MB |

@@ -88,6 +88,14 @@ macro_rules! impl_nalgebra {
             fn set_component(&mut self, index: usize, value: $s) {
                 self[index] = value;
             }
+            #[inline]
+            fn as_scalars(&self) -> Option<&[$s]> {
+                Some(self.as_slice())
+            }
+            #[inline]
+            fn as_scalars_mut(&mut self) -> Option<&mut [$s]> {
+                Some(self.as_mut_slice())
+            }
         }
 
         /// `a·(1 − α) + b·α`, exact at both ends.

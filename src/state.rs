@@ -446,6 +446,19 @@ impl<V: Vector> State for V {
 
     #[inline(always)]
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
+        // One pass instead of a copy and an update, when all three are slices of one size.
+        if let (Some(out), Some(y), Some(rate)) = (
+            probe.as_scalars_mut(),
+            self.as_scalars(),
+            rate.force.as_scalars(),
+        ) {
+            if out.len() == y.len() && y.len() == rate.len() {
+                for ((out, &y), &rate) in out.iter_mut().zip(y).zip(rate) {
+                    *out = y + rate * dt;
+                }
+                return;
+            }
+        }
         probe.assign(self);
         probe.add_scaled_assign(&rate.force, dt);
     }
@@ -559,6 +572,23 @@ impl<V: Vector, F: Vector<Scalar = V::Scalar>> Vector for Derivative<V, F> {
     }
     fn is_finite(&self) -> bool {
         self.velocity.is_finite() && self.force.is_finite()
+    }
+    /// The force's coordinates when there is no velocity (a first-order system).
+    #[inline]
+    fn as_scalars(&self) -> Option<&[V::Scalar]> {
+        if self.velocity.dim() == 0 {
+            self.force.as_scalars()
+        } else {
+            None
+        }
+    }
+    #[inline]
+    fn as_scalars_mut(&mut self) -> Option<&mut [V::Scalar]> {
+        if self.velocity.dim() == 0 {
+            self.force.as_scalars_mut()
+        } else {
+            None
+        }
     }
 }
 

@@ -98,6 +98,38 @@ pub trait Vector: Clone + core::fmt::Debug {
     fn is_finite(&self) -> bool {
         (0..self.dim()).all(|i| self.component(i).is_finite())
     }
+
+    /// The coordinates as one slice, in [`component`](Vector::component)'s order, when the
+    /// vector keeps them so (`Vec<f64>`, `Box<[f32]>`, `Vec<[f64; 3]>`, numbers, arrays,
+    /// nalgebra's `DVector`); `None` (the default) otherwise. Implicit methods run their
+    /// per-coordinate loops over it instead of through `component`.
+    ///
+    /// ```
+    /// use glam::DVec3;
+    /// use timestep::Vector;
+    ///
+    /// let y = vec![1.0_f64, 2.0, 3.0];
+    /// assert_eq!(y.as_scalars(), Some(&[1.0, 2.0, 3.0][..]));
+    /// assert_eq!(vec![DVec3::X].as_scalars(), None);
+    /// ```
+    #[inline]
+    fn as_scalars(&self) -> Option<&[Self::Scalar]> {
+        None
+    }
+
+    /// [`as_scalars`](Vector::as_scalars), to write through.
+    ///
+    /// ```
+    /// use timestep::Vector;
+    ///
+    /// let mut y = vec![1.0_f64, 2.0];
+    /// y.as_scalars_mut().unwrap()[0] = 4.0;
+    /// assert_eq!(y, [4.0, 2.0]);
+    /// ```
+    #[inline]
+    fn as_scalars_mut(&mut self) -> Option<&mut [Self::Scalar]> {
+        None
+    }
 }
 
 impl<V: VectorSpace> Vector for V {
@@ -146,6 +178,14 @@ impl<V: VectorSpace> Vector for V {
     #[inline]
     fn is_finite(&self) -> bool {
         VectorSpace::is_finite(self)
+    }
+    #[inline]
+    fn as_scalars(&self) -> Option<&[V::Scalar]> {
+        V::slice_as_scalars(core::slice::from_ref(self))
+    }
+    #[inline]
+    fn as_scalars_mut(&mut self) -> Option<&mut [V::Scalar]> {
+        V::slice_as_scalars_mut(core::slice::from_mut(self))
     }
 }
 
@@ -240,6 +280,14 @@ mod slices {
                 }
                 fn is_finite(&self) -> bool {
                     self.iter().all(|v| v.is_finite())
+                }
+                #[inline]
+                fn as_scalars(&self) -> Option<&[V::Scalar]> {
+                    V::slice_as_scalars(self)
+                }
+                #[inline]
+                fn as_scalars_mut(&mut self) -> Option<&mut [V::Scalar]> {
+                    V::slice_as_scalars_mut(self)
                 }
             }
         )*};

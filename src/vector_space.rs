@@ -87,6 +87,40 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     fn is_finite(&self) -> bool {
         (0..Self::DIM).all(|i| self.component(i).is_finite())
     }
+
+    /// The coordinates of a slice of values as one slice of scalars, when the values are
+    /// laid out as their coordinates (numbers, and arrays of them); `None` (the default)
+    /// otherwise. Large states of such values
+    /// ([`Vector::as_scalars`](crate::Vector::as_scalars)) are then read and written by
+    /// integrators as plain memory.
+    ///
+    /// ```
+    /// use timestep::VectorSpace;
+    ///
+    /// let values = [[1.0_f64, 2.0], [3.0, 4.0]];
+    /// assert_eq!(<[f64; 2]>::slice_as_scalars(&values), Some(&[1.0, 2.0, 3.0, 4.0][..]));
+    /// assert_eq!(<(f64, f64)>::slice_as_scalars(&[(1.0, 2.0)]), None);
+    /// ```
+    #[inline]
+    fn slice_as_scalars(values: &[Self]) -> Option<&[Self::Scalar]> {
+        let _ = values;
+        None
+    }
+
+    /// [`slice_as_scalars`](VectorSpace::slice_as_scalars), to write through.
+    ///
+    /// ```
+    /// use timestep::VectorSpace;
+    ///
+    /// let mut values = [1.0_f32, 2.0];
+    /// f32::slice_as_scalars_mut(&mut values).unwrap()[1] = 5.0;
+    /// assert_eq!(values, [1.0, 5.0]);
+    /// ```
+    #[inline]
+    fn slice_as_scalars_mut(values: &mut [Self]) -> Option<&mut [Self::Scalar]> {
+        let _ = values;
+        None
+    }
 }
 
 fn out_of_range(index: usize, dim: usize) -> ! {
@@ -128,6 +162,14 @@ macro_rules! impl_scalar {
                     0 => *self = value,
                     _ => out_of_range(index, 1),
                 }
+            }
+            #[inline]
+            fn slice_as_scalars(values: &[$t]) -> Option<&[$t]> {
+                Some(values)
+            }
+            #[inline]
+            fn slice_as_scalars_mut(values: &mut [$t]) -> Option<&mut [$t]> {
+                Some(values)
             }
         }
     )*};
@@ -218,6 +260,14 @@ impl<V: VectorSpace, const N: usize> VectorSpace for [V; N] {
             out_of_range(index, Self::DIM);
         }
         self[index / V::DIM].set_component(index % V::DIM, value);
+    }
+    #[inline]
+    fn slice_as_scalars(values: &[Self]) -> Option<&[V::Scalar]> {
+        V::slice_as_scalars(values.as_flattened())
+    }
+    #[inline]
+    fn slice_as_scalars_mut(values: &mut [Self]) -> Option<&mut [V::Scalar]> {
+        V::slice_as_scalars_mut(values.as_flattened_mut())
     }
 }
 

@@ -140,3 +140,128 @@ fn a_hundred_thousand_unknowns_in_a_two_mebibyte_thread() {
     let expected = (1.0 + pi * pi * 1e-3_f64).powi(-5);
     assert!((decayed - expected).abs() < 1e-6, "{decayed} vs {expected}");
 }
+
+/// Through a [`Stepper`] the factored matrix is kept from step to step while `dt` stays
+/// the same: on the heat equation (linear, so one matrix serves every step) the Jacobian is
+/// asked for once in 20 steps, and once more when `dt` changes; a step costs two residuals
+/// (a correction and its check), and the first also the rate at its start (the others
+/// start from the last step's rate). Every step is still the exact solution of the linear backward
+/// Euler step `(I − dt A) u₁ = u₀`, to the Newton tolerance (checked by multiplying back).
+#[test]
+fn a_stepper_keeps_the_factored_matrix_while_dt_stays() {
+    let n = 200;
+    let c = 1e4;
+    let calls = Cell::new(0);
+    let jacobians = Cell::new(0);
+    let forces = WithJacobian::new(
+        InPlace(diffusion(c, &calls)),
+        |u: &Vec<f64>, _t: f64, j: &mut Jacobian<f64>| {
+            jacobians.set(jacobians.get() + 1);
+            for i in 0..u.len() {
+                j[(i, i)] = -2.0 * c;
+                if i > 0 {
+                    j[(i, i - 1)] = c;
+                }
+                if i + 1 < u.len() {
+                    j[(i, i + 1)] = c;
+                }
+            }
+        },
+    );
+    let mut u: Vec<f64> = (0..n).map(|i| (i as f64 * 0.05).sin() + 1.0).collect();
+    let mut solver = Stepper::new(BackwardEuler::new().with_structure(TRIDIAGONAL));
+    let mut t = 0.0;
+    for (dt, steps, expected_jacobians) in [(1e-3, 20, 1), (2e-3, 10, 2)] {
+        for _ in 0..steps {
+            let start = u.clone();
+            calls.set(0);
+            solver.step(&mut u, &forces, t, dt).unwrap();
+            let expected = if t == 0.0 { 3 } else { 2 };
+            assert_eq!(calls.get(), expected, "evaluations at t = {t}");
+            t += dt;
+            let largest = start.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+            for i in 0..n {
+                let left = if i > 0 { u[i - 1] } else { 0.0 };
+                let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+                let back = u[i] - dt * c * (left - 2.0 * u[i] + right);
+                assert!(
+                    (back - start[i]).abs() <= 1e-9 * largest,
+                    "dt = {dt}, row {i}: {back} vs {}",
+                    start[i]
+                );
+            }
+        }
+        assert_eq!(jacobians.get(), expected_jacobians, "dt = {dt}");
+    }
+}
+
+/// A kept matrix that no longer fits (the forces made stiffer by hand between two steps of
+/// one stepper, twice or a hundred times) is made anew: the step is still the exact
+/// backward Euler step `y₁ = y₀ / (1 + k dt)` of the new forces, to the Newton tolerance
+/// (`ε^(2/3)`, 5·10⁻¹¹, relative to `|y|` and `|y'| dt`). With two iterations
+/// allowed, the kept matrix alone does not converge, and the step is solved again with a
+/// new one before any error.
+#[test]
+fn a_kept_matrix_that_no_longer_fits_is_made_anew() {
+    let k = Cell::new(1.0);
+    let forces = WithJacobian::new(
+        |y: &f64, _t: f64| -k.get() * y,
+        |_: &f64, _t: f64, j: &mut Jacobian<f64>| j[(0, 0)] = -k.get(),
+    );
+    for stiffer in [2.0, 100.0] {
+        for max_iterations in [2, BackwardEuler::DEFAULT_MAX_ITERATIONS] {
+            let mut solver = Stepper::new(BackwardEuler::new().with_max_iterations(max_iterations));
+            let (mut y, dt) = (1.0_f64, 0.1);
+            k.set(1.0);
+            for i in 0..3 {
+                let y0 = y;
+                solver.step(&mut y, &forces, f64::from(i) * dt, dt).unwrap();
+                assert!((y - y0 / (1.0 + dt)).abs() <= 1e-12 * y0, "{y}");
+            }
+            k.set(stiffer);
+            let y0 = y;
+            solver.step(&mut y, &forces, 0.3, dt).unwrap();
+            let exact = y0 / (1.0 + stiffer * dt);
+            assert!(
+                (y - exact).abs() <= 1e-10 * y0,
+                "k = {stiffer}, max_iterations {max_iterations}: {y} vs {exact}"
+            );
+        }
+    }
+}
+
+/// Steps between times `tᵢ = t₀ + i·dt`, whose lengths `tᵢ₊₁ − tᵢ` differ in their last bits,
+/// keep one matrix (asked for once in 50 steps); a step a ten-thousandth longer makes a new
+/// one. Each step is the exact backward Euler step `y₁ = y₀ / (1 + k h)` of its length `h`.
+#[test]
+fn steps_that_differ_by_rounding_keep_the_matrix() {
+    let k = 3.0;
+    let jacobians = Cell::new(0);
+    let forces = WithJacobian::new(
+        |y: &f64, _t: f64| -k * y,
+        |_: &f64, _t: f64, j: &mut Jacobian<f64>| {
+            jacobians.set(jacobians.get() + 1);
+            j[(0, 0)] = -k;
+        },
+    );
+    let mut solver = Stepper::new(BackwardEuler::new());
+    let (t0, dt) = (0.1, 1e-3);
+    let mut y = 1.0_f64;
+    let lengths: Vec<f64> = (0..50)
+        .map(|i| (t0 + f64::from(i + 1) * dt) - (t0 + f64::from(i) * dt))
+        .collect();
+    assert!(
+        lengths.iter().any(|&h| h != dt),
+        "the lengths differ in their last bits"
+    );
+    let mut t = t0;
+    for h in lengths {
+        let y0 = y;
+        solver.step(&mut y, &forces, t, h).unwrap();
+        assert!((y - y0 / (1.0 + k * h)).abs() <= 1e-12 * y0);
+        t += h;
+    }
+    assert_eq!(jacobians.get(), 1);
+    solver.step(&mut y, &forces, t, dt * (1.0 + 1e-4)).unwrap();
+    assert_eq!(jacobians.get(), 2);
+}

@@ -267,13 +267,16 @@ fn forty_unknowns_solve_on_the_heap() {
             *value /= 1.0 + rates[j] * DT;
         }
     }
-    assert_eq!(direct, stepped);
-    for (j, (got, want)) in direct.iter().zip(&by_hand).enumerate() {
-        assert_relative_eq!(*got, *want, max_relative = 1e-8, epsilon = 1e-300);
-        assert!(
-            j == 0 || got < &direct[j - 1],
-            "stiffer components decay faster"
-        );
+    // The stepper keeps its factored matrix from step to step, so its answer may differ
+    // from the direct calls' within the Newton tolerance, not beyond.
+    for solution in [direct, stepped] {
+        for (j, (got, want)) in solution.iter().zip(&by_hand).enumerate() {
+            assert_relative_eq!(*got, *want, max_relative = 1e-8, epsilon = 1e-300);
+            assert!(
+                j == 0 || got < &solution[j - 1],
+                "stiffer components decay faster"
+            );
+        }
     }
 }
 

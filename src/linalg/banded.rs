@@ -22,7 +22,11 @@ pub(super) fn index(i: usize, j: usize, lower: usize, upper: usize) -> usize {
 }
 
 /// Factors the band matrix in place as `P A = L U`; `pivots[j]` is the row swapped with row
-/// `j` at step `j`. Costs `O(n · lower · (lower + upper))`.
+/// `j` at step `j`. `U` is stored as `D⁻¹` on its diagonal and `D⁻¹ U` above it (`D` its
+/// diagonal), so that each unknown of the back substitution is one multiplication and one
+/// subtraction after the last: a division there, or a multiplication by the reciprocal
+/// after the sum, is on the chain of dependent operations from one unknown to the next.
+/// Costs `O(n · lower · (lower + upper))`.
 pub(super) fn factor<T: Entry>(
     ab: &mut [T],
     pivots: &mut [usize],
@@ -63,6 +67,7 @@ pub(super) fn factor<T: Entry>(
             let entry = &mut ab[at(j + p, j)];
             *entry = *entry / pivot;
         }
+        ab[at(j, j)] = T::one() / pivot;
         for c in j + 1..=reach {
             let above = ab[at(j, c)];
             if above != <T as Entry>::zero() {
@@ -72,6 +77,14 @@ pub(super) fn factor<T: Entry>(
                     *entry = *entry - l * above;
                 }
             }
+        }
+    }
+    let diagonal = lower + upper;
+    for j in 0..n {
+        let inverse = ab[at(j, j)];
+        for c in j + 1..(j + diagonal + 1).min(n) {
+            let entry = &mut ab[at(j, c)];
+            *entry = *entry * inverse;
         }
     }
     Ok(())
@@ -86,28 +99,84 @@ pub(super) fn solve<T: Entry>(
     upper: usize,
     rhs: &mut [T],
 ) {
+    if (lower, upper) == (1, 1) {
+        solve_tridiagonal(ab, pivots, &mut rhs[..n]);
+        return;
+    }
     let rows = rows(lower, upper);
     let diagonal = lower + upper;
-    for j in 0..n {
-        rhs.swap(j, pivots[j]);
-        let x = rhs[j];
-        if x != <T as Entry>::zero() {
-            let below = lower.min(n - 1 - j);
-            let column = j * rows + diagonal;
-            let multipliers = &ab[column + 1..=column + below];
-            for (r, l) in rhs[j + 1..=j + below].iter_mut().zip(multipliers) {
-                *r = *r - *l * x;
+    let rhs = &mut rhs[..n];
+    let columns = ab[..n * rows].chunks_exact(rows);
+    if lower > 0 {
+        for (j, (column, &pivot)) in columns.clone().zip(pivots).enumerate() {
+            if pivot != j {
+                rhs.swap(j, pivot);
+            }
+            let (done, below) = rhs.split_at_mut(j + 1);
+            let x = done[j];
+            if x != <T as Entry>::zero() {
+                for (r, &l) in below.iter_mut().zip(&column[diagonal + 1..]) {
+                    *r = *r - l * x;
+                }
             }
         }
     }
-    for j in (0..n).rev() {
-        let column = &ab[j * rows..(j + 1) * rows];
-        let x = rhs[j] / column[diagonal];
-        rhs[j] = x;
+    // Each row of `U x = y` divided by its diagonal: `D⁻¹ y` first.
+    for (r, column) in rhs.iter_mut().zip(columns.clone()) {
+        *r = *r * column[diagonal];
+    }
+    for (j, column) in columns.enumerate().rev() {
+        let x = rhs[j];
         let top = j.saturating_sub(diagonal);
         let entries = &column[diagonal - (j - top)..diagonal];
-        for (r, u) in rhs[top..j].iter_mut().zip(entries) {
-            *r = *r - *u * x;
+        for (r, &u) in rhs[top..j].iter_mut().zip(entries) {
+            *r = *r - u * x;
         }
+    }
+}
+
+/// [`solve`] for a tridiagonal band (a chain, a 1-D grid; `U` then has two diagonals above
+/// its own, from the row swaps), with the unknowns being solved carried in registers: the
+/// general loops store each one and load it back at the next, which puts a store and a load
+/// on the chain of dependent operations from one unknown to the next. The same operations
+/// in the same order, so the same result. On the large bench's heat equation (two solves a
+/// step) a step took 16.8 ns per unknown instead of 27.4 (callgrind: 38 instructions per
+/// unknown and solve, against 47 for the general loops with the band's size known, and 93
+/// with it unknown).
+fn solve_tridiagonal<T: Entry>(ab: &[T], pivots: &[usize], rhs: &mut [T]) {
+    const ROWS: usize = 4;
+    let n = rhs.len();
+    if n == 0 {
+        return;
+    }
+    let ab = &ab[..ROWS * n];
+    let zero = <T as Entry>::zero();
+    let mut current = rhs[0];
+    for j in 0..n - 1 {
+        let mut next = rhs[j + 1];
+        if pivots[j] != j {
+            core::mem::swap(&mut current, &mut next);
+        }
+        // Stored divided by `U`'s diagonal, as the back substitution wants it.
+        rhs[j] = current * ab[ROWS * j + 2];
+        if current != zero {
+            next = next - ab[ROWS * j + 3] * current;
+        }
+        current = next;
+    }
+    rhs[n - 1] = current * ab[ROWS * (n - 1) + 2];
+    // x_{j+1} and x_{j+2}; U's entries of row j are in columns j + 1 and j + 2.
+    let (mut next, mut after) = (zero, zero);
+    for j in (0..n).rev() {
+        let mut r = rhs[j];
+        if j + 2 < n {
+            r = r - ab[ROWS * (j + 2)] * after;
+        }
+        if j + 1 < n {
+            r = r - ab[ROWS * (j + 1) + 1] * next;
+        }
+        rhs[j] = r;
+        after = next;
+        next = r;
     }
 }

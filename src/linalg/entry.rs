@@ -22,6 +22,9 @@ pub(crate) trait Entry:
     /// Zero.
     fn zero() -> Self;
 
+    /// One.
+    fn one() -> Self;
+
     /// The size pivoting compares: `|x|` for a real, `|re| + |im|` for a complex number
     /// (as `DECC` does: cheaper than the modulus, and as good for choosing a pivot).
     /// `NaN` when the entry has one.
@@ -37,6 +40,11 @@ impl<T: Scalar> Entry for T {
     }
 
     #[inline(always)]
+    fn one() -> T {
+        T::one()
+    }
+
+    #[inline(always)]
     fn magnitude(self) -> T {
         self.abs()
     }
@@ -48,6 +56,11 @@ impl<T: Scalar> Entry for Complex<T> {
     #[inline(always)]
     fn zero() -> Self {
         Complex::new(T::zero(), T::zero())
+    }
+
+    #[inline(always)]
+    fn one() -> Self {
+        Complex::new(T::one(), T::zero())
     }
 
     #[inline(always)]

@@ -148,16 +148,18 @@ impl<T: Scalar> Matrix<T> {
         }
     }
 
-    /// `Σⱼ |Aᵢⱼ − δᵢⱼ| · |xⱼ|` for row `i` of the Newton matrix `A` (before factoring): how
-    /// much rounding of the coordinates `x` moves row `i` of the residual, up to `ε`.
-    pub(crate) fn off_identity_row_norm(&self, i: usize, x: impl Fn(usize) -> T) -> T {
-        let mut sum = T::zero();
+    /// `(Σⱼ |Aᵢⱼ − δᵢⱼ| · |xⱼ|, Σⱼ |Aᵢⱼ − δᵢⱼ|)` for row `i` of the Newton matrix `A`
+    /// (before factoring): how much rounding of the coordinates `x` moves row `i` of the
+    /// residual, up to `ε`, and the same per unit of the largest coordinate.
+    pub(crate) fn off_identity_row_norms(&self, i: usize, x: impl Fn(usize) -> T) -> (T, T) {
+        let (mut weighted, mut sum) = (T::zero(), T::zero());
         for j in self.structure.columns_of_row(i, self.dim) {
             let entry = self.entry(i, j);
-            let off = if i == j { entry - T::one() } else { entry };
-            sum = sum + off.abs() * x(j).abs();
+            let off = if i == j { entry - T::one() } else { entry }.abs();
+            weighted = weighted + off * x(j).abs();
+            sum = sum + off;
         }
-        sum
+        (weighted, sum)
     }
 
     fn entry(&self, i: usize, j: usize) -> T {

@@ -18,21 +18,37 @@ use crate::integrators::Properties;
 /// `√ε` times the size of what it perturbs: the coordinate of the end-of-step state, so a
 /// state far from the origin is differenced as well as one near it.
 ///
-/// The Jacobian is made and factored once per step and kept while the iteration converges
-/// at least tenfold per iteration (simplified Newton), and made again when it does not.
-/// The iteration stops when every coordinate of the Newton correction is at most
+/// The Jacobian is made and factored at the start of a step and kept while the iteration
+/// converges at least tenfold per iteration (simplified Newton), and made again when it
+/// does not. The iteration stops when every coordinate of the Newton correction is at most
 /// `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, where `yᵢ` is the state's coordinate (when the
 /// state gives them: [`State::coordinates_into`](crate::State::coordinates_into)), or within what rounding of the
 /// end-of-step state allows: far from the origin the force cannot be resolved better than
 /// `ε |∂f/∂y| |y|`.
 ///
+/// Stepped through a [`Stepper`](crate::Stepper) (or a [`Method`](crate::Method)), whose
+/// workspace lives from step to step, the factored matrix is kept for the next step too, as
+/// Hairer's radau5 and OrdinaryDiffEq's implicit methods keep theirs: while `dt` stays the
+/// same and the last step's iteration contracted at least tenfold per iteration (or
+/// converged in one). It is made anew when `dt` changes, when the iteration contracts
+/// slowly, and after a failed step; a step that fails with a kept matrix is solved again
+/// with a new one before an error is reported. The convergence test is as strict with a kept
+/// matrix, so one that no longer fits (the forces changed by hand) costs iterations, not
+/// accuracy; reset the stepper after changing the forces or the state by hand all the same.
+///
 /// - **Order** 1.
 /// - **Stability**: A-stable and L-stable: an oscillator is stable for every `dt` and every
 ///   stiffness, and it always *loses* energy (spectral radius `1/√(1 + ω² dt²)`). The
 ///   damping is numerical: large steps flatten oscillations you may have wanted to see.
-/// - **Cost** per Newton iteration: one force evaluation plus, with finite differences, one
-///   per coordinate of the state's derivative, and an `n × n` LU solve. A linear system
-///   converges in one iteration (two evaluations counting the check).
+/// - **Cost** per Newton iteration: one force evaluation plus, when the matrix is made,
+///   with finite differences one per coordinate of the state's derivative (one per diagonal
+///   of a band) and an `n × n` LU factorisation; then a solve with the factors. A linear
+///   system converges in one iteration (two evaluations counting the check). Through a
+///   [`Stepper`](crate::Stepper) at a constant `dt`, a linear system makes and factors its
+///   matrix once for the whole run, and a step costs two residuals and two solves: it
+///   starts from the last step's rate, which is the rate at its start to the Newton
+///   tolerance, instead of evaluating the force there (a step that does not continue the
+///   last one in time evaluates it).
 ///
 /// A step that does not converge in `max_iterations` returns
 /// [`StepError::NotConverged`](crate::StepError::NotConverged), and a singular or non-finite Jacobian or a non-finite force

@@ -32,6 +32,9 @@ use crate::integrators::Properties;
 /// - **Cost**: one force evaluation at the start (the Newton iteration's first guess), then
 ///   per Newton iteration one, plus with finite differences one per coordinate (or per
 ///   diagonal of a band); a linear system converges in one iteration plus the check.
+///   Through a [`Stepper`](crate::Stepper) the factored matrix is kept from step to step,
+///   as [`BackwardEuler`](crate::BackwardEuler) keeps it, and a step that continues the
+///   last starts from that step's rate, with no evaluation at its start.
 ///
 /// With `dt = 0` the state is untouched, a negative `dt` integrates backwards, and a
 /// non-finite `t`, `dt` or force is refused ([`StepError`](crate::StepError)) with the state unchanged, as

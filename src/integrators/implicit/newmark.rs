@@ -41,7 +41,9 @@ use core::fmt;
 ///   (`γ < ½` would gain energy at every step for every `dt`, and is refused). Average acceleration keeps a linear oscillator's energy exactly: on the
 ///   particle's `(x, p)` it is the [`Trapezoid`](crate::Trapezoid) rule.
 /// - **Cost**: one force evaluation at the start, then per Newton iteration one, plus with
-///   finite differences one per coordinate (or per diagonal of a band).
+///   finite differences one per coordinate (or per diagonal of a band). Through a
+///   [`Stepper`](crate::Stepper) the factored matrix is kept from step to step, as
+///   [`BackwardEuler`](crate::BackwardEuler) keeps it.
 ///
 /// **First-order states** (`y' = f(t, y)`, with no positions: `Vec<f64>`, arrays): the
 /// position equation has nothing to move, and the velocity equation becomes the θ-method

@@ -6,6 +6,7 @@
 //! only in where their implicit stage sits and how much of its rate the step takes, so one
 //! iteration serves them all, as Hairer's `dc_decsol` serves Radau5 and Rodas.
 
+use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -90,9 +91,10 @@ impl Settings {
 }
 
 /// The buffers of an implicit step: the Newton unknown and its residuals (rates of the
-/// state), the stage's probe state, the matrix and its LU factors, and four numbers per
+/// state), the stage's probe state, the matrix and its LU factors, and three numbers per
 /// unknown; the trapezoidal rule and Newmark-β keep one more rate, the explicit part of
-/// their step.
+/// their step. Kept by a [`Stepper`](crate::Stepper), it also carries the factored matrix
+/// and the iteration's contraction from one step to the next.
 #[derive(Clone, Debug)]
 pub struct ImplicitWorkspace<S: State> {
     rate: DerivativeOf<S>,
@@ -106,8 +108,21 @@ pub struct ImplicitWorkspace<S: State> {
     matrix: Result<Matrix<S::Scalar>, StepError>,
     correction: Result<Buffer<S::Scalar>, StepError>,
     nudges: Result<Buffer<S::Scalar>, StepError>,
-    allowed: Result<Buffer<S::Scalar>, StepError>,
     rounding: Result<Buffer<S::Scalar>, StepError>,
+    memory: Memory<S::Scalar>,
+}
+
+/// What a workspace remembers of its last step, for the next.
+#[derive(Clone, Copy, Debug)]
+struct Memory<T> {
+    /// The step the factored matrix was made for, while the next step may keep it (set
+    /// when it is made, cleared when a step fails or contracts slowly).
+    kept_for: Option<T>,
+    /// When the last step ended, if it succeeded: the rate buffer then holds its rate.
+    ended: Option<T>,
+    /// `64 ε max_i Σ_j |∂rᵢ/∂D_j − δᵢⱼ| / |c dt|` of the kept matrix: bounds how much
+    /// rounding of the coordinates moves a residual row, for any coordinates.
+    rounding_per_coordinate: T,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
@@ -129,8 +144,12 @@ impl<S: State> ImplicitWorkspace<S> {
             matrix: Matrix::new(structure, n),
             correction: Buffer::zeroed(n),
             nudges: Buffer::zeroed(n),
-            allowed: Buffer::zeroed(n),
             rounding: Buffer::zeroed(n),
+            memory: Memory {
+                kept_for: None,
+                ended: None,
+                rounding_per_coordinate: S::Scalar::zero(),
+            },
         }
     }
 }
@@ -155,8 +174,8 @@ pub(crate) struct Newton<'w, S: State> {
     matrix: &'w mut Matrix<S::Scalar>,
     correction: &'w mut [S::Scalar],
     nudges: &'w mut [S::Scalar],
-    allowed: &'w mut [S::Scalar],
     rounding: &'w mut [S::Scalar],
+    memory: &'w mut Memory<S::Scalar>,
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -183,8 +202,8 @@ impl<'w, S: State> Newton<'w, S> {
             matrix,
             correction,
             nudges,
-            allowed,
             rounding,
+            memory,
         } = workspace;
         let has_coordinates = state.coordinates_into(coordinates);
         let scalar = S::Scalar::from_f64;
@@ -210,8 +229,8 @@ impl<'w, S: State> Newton<'w, S> {
             matrix: matrix.as_mut().map_err(|e| *e)?,
             correction: correction.as_mut().map_err(|e| *e)?,
             nudges: nudges.as_mut().map_err(|e| *e)?,
-            allowed: allowed.as_mut().map_err(|e| *e)?,
             rounding: rounding.as_mut().map_err(|e| *e)?,
+            memory,
         })
     }
 
@@ -227,6 +246,12 @@ impl<'w, S: State> Newton<'w, S> {
     /// Solves the rule for the step's rate `D`, starting from the rate at the start, and on
     /// success advances `state` by `D dt`.
     ///
+    /// A step as long as the last one, whose iteration contracted fast, starts with the
+    /// last step's factored matrix, and a step that continues the last one (with no
+    /// explicit part) from its rate; should the step fail so, it is solved again from the
+    /// start's rate with a matrix made anew, so that what is kept never turns into an
+    /// error.
+    ///
     /// # Errors
     ///
     /// Every [`StepError`] of an implicit solve; `state` is then unchanged.
@@ -237,65 +262,184 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
+        // Times computed as `t₀ + i·dt` give steps that differ in their last bits; the
+        // matrix is as good for them.
+        let rounding = S::Scalar::from_f64(16.0) * S::Scalar::epsilon() * (t.abs() + dt.abs());
+        let same_dt = |kept: S::Scalar| {
+            (dt - kept).abs() <= rounding.min(dt.abs() * S::Scalar::from_f64(1e-6))
+        };
+        let kept = self.memory.kept_for.is_some_and(same_dt);
+        // Without an explicit part the start rate is only the iteration's first guess, and
+        // the last step's rate is as good a one when this step continues it: for backward
+        // Euler it is the rate at this step's start, to the Newton tolerance.
+        let guessed =
+            self.explicit.is_none() && self.memory.ended.is_some_and(|end| continues(end, t, dt));
+        let mut outcome = self.iterate(state, forces, t, dt, kept, guessed);
+        if (kept || guessed) && outcome.is_err() {
+            outcome = self.iterate(state, forces, t, dt, false, false);
+        }
+        match outcome {
+            Ok(keep) => {
+                if !keep {
+                    self.memory.kept_for = None;
+                }
+                self.memory.ended = Some(t + dt);
+                state.advance(self.rate, dt);
+                Ok(())
+            }
+            Err(error) => {
+                self.memory.kept_for = None;
+                self.memory.ended = None;
+                Err(error)
+            }
+        }
+    }
+
+    /// The simplified Newton iteration from the rate at the start (from the rate already in
+    /// `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops
+    /// when every correction is within its allowance ([`update`](Self::update)). On
+    /// convergence the step's rate is in `rate`, and the result says whether the next step
+    /// may keep the matrix: when the last correction was at least tenfold smaller than the
+    /// one before (or the first).
+    fn iterate<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+        kept: bool,
+        guessed: bool,
+    ) -> Result<bool, StepError> {
+        let one = S::Scalar::one();
+        let slow = S::Scalar::from_f64(0.1);
         let stage_dt = self.stage * dt;
         let stage_time = t + stage_dt;
-        let n = self.rate.dim();
-        state.derivative_into(forces, t, self.rate);
+        if !guessed {
+            state.derivative_into(forces, t, self.rate);
+        }
         self.explicit_part(state, dt);
-        let mut relative = S::Scalar::infinity();
-        // The Jacobian and its factors are kept while the iteration contracts fast
-        // (simplified Newton, as Hairer's implicit codes do): a linear system then costs
-        // one Jacobian and one factorisation per step, whatever its iterations.
-        let mut fresh_jacobian = false;
-        let mut previous_ratio = S::Scalar::infinity();
-        for iteration in 0..self.max_iterations {
-            self.residual_into(state, forces, stage_time, stage_dt, Probe::Rate);
-            if !self.residual.is_finite() {
+        let mut make = !kept;
+        // The kept matrix's rounding allowance was for the coordinates of its own step:
+        // until the matrix is made anew the test leaves it out, which is only stricter.
+        let mut matrix_rounding = S::Scalar::zero();
+        let mut previous = None;
+        for _ in 0..self.max_iterations {
+            self.stage_into(state, forces, stage_time, stage_dt, Probe::Rate);
+            // Finite differences need the residual itself; otherwise its negation goes
+            // straight into the correction when the buffers are slices.
+            let negated = if make { None } else { self.negated_residual() };
+            if negated.is_none() {
+                self.residual_from_stage(Probe::Rate);
+            }
+            if !negated.unwrap_or_else(|| self.residual.is_finite()) {
                 return Err(StepError::NonFiniteResidual);
             }
-            if !fresh_jacobian {
+            if make {
+                // Kept for this step's length, not for the lengths that round to it
+                // after: a `dt` that creeps does not take the matrix along.
+                self.memory.kept_for = Some(dt);
                 self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
-                self.set_allowed_corrections(stage_dt, dt);
+                self.set_rounding(stage_dt);
                 self.matrix.factor()?;
-                fresh_jacobian = true;
+                make = false;
+                matrix_rounding = one;
             }
-            for (i, c) in self.correction.iter_mut().enumerate() {
-                *c = -self.residual.component(i);
+            if negated.is_none() {
+                match self.residual.as_scalars() {
+                    Some(residual) => {
+                        for (c, &r) in self.correction.iter_mut().zip(residual) {
+                            *c = -r;
+                        }
+                    }
+                    None => {
+                        for (i, c) in self.correction.iter_mut().enumerate() {
+                            *c = -self.residual.component(i);
+                        }
+                    }
+                }
             }
             self.matrix.solve(self.correction);
-            let mut converged = true;
-            let mut ratio = S::Scalar::zero();
-            relative = S::Scalar::zero();
-            for i in 0..n {
-                let delta = self.correction[i];
-                self.rate.set_component(i, self.rate.component(i) + delta);
-                let scale =
-                    S::Scalar::one() + self.rate.component(i).abs() + self.coordinate(i) / dt.abs();
-                relative = relative.max(delta.abs() / scale);
-                ratio = ratio.max(delta.abs() / self.allowed[i]);
-                // A NaN correction is not convergence.
-                converged &= delta.abs() <= self.allowed[i];
-            }
-            if converged {
+            let ratio = self.update(dt, matrix_rounding);
+            // At least tenfold smaller than the last correction (or the first).
+            let fast = previous.is_none_or(|previous| ratio <= slow * previous);
+            if ratio <= one {
                 if !self.rate.is_finite() {
                     return Err(StepError::NonFiniteResidual);
                 }
-                self.check_resolved(dt)?;
-                state.advance(self.rate, dt);
-                return Ok(());
+                self.check_resolved(dt, matrix_rounding)?;
+                return Ok(fast);
             }
-            // A correction that did not shrink at least tenfold on the last one: the kept
-            // Jacobian is too far from the current one, so the next iteration makes anew.
-            let contracting = ratio <= S::Scalar::from_f64(0.1) * previous_ratio;
-            if iteration > 0 && (ratio.is_nan() || !contracting) {
-                fresh_jacobian = false;
-            }
-            previous_ratio = ratio;
+            // Slower, or NaN: the matrix is too far from the current one, so the next
+            // iteration makes it anew.
+            previous = if fast {
+                Some(ratio)
+            } else {
+                make = true;
+                None
+            };
         }
         Err(StepError::NotConverged {
             iterations: self.max_iterations,
-            correction: relative.to_f64(),
+            correction: self.relative_correction(dt).to_f64(),
         })
+    }
+
+    /// Adds the correction to the rate and returns the largest ratio of a coordinate's
+    /// correction to what it may still be at convergence: the tolerance relative to the
+    /// rate and the state's coordinate, `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, plus what
+    /// rounding of the stage state leaves unresolved (`64 ε (|Dᵢ| + W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|)`,
+    /// the second term scaled by `matrix_rounding`). A NaN correction is left out of the
+    /// ratio (the rate is checked for it at convergence).
+    fn update(&mut self, dt: S::Scalar, matrix_rounding: S::Scalar) -> S::Scalar {
+        let one = S::Scalar::one();
+        let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
+        let per_dt = one / dt.abs();
+        let tolerance = self.tolerance;
+        let mut largest = S::Scalar::zero();
+        // Divides only where the ratio beats the largest so far, and keeps `largest` off a
+        // chain of dependent `max`es: a division per coordinate and that chain took as
+        // long as the rest of the loop. (A NaN correction never beats it, as `max` would
+        // leave it out too.)
+        let mut ratio = |d: S::Scalar, delta: S::Scalar, y: S::Scalar, rounding: S::Scalar| {
+            let rounding = noise * d.abs() + matrix_rounding * rounding;
+            let allowed = tolerance * (one + d.abs() + y * per_dt) + rounding;
+            if delta.abs() > largest * allowed {
+                largest = largest.max(delta.abs() / allowed);
+            }
+        };
+        // Over memory when the rate and the coordinates are plain slices (a `Vec<f64>`):
+        // a third of the instructions of the loop through `component`.
+        if let (Some(rate), Some(coordinates), true) = (
+            self.rate.as_scalars_mut(),
+            self.coordinates.as_scalars(),
+            self.has_coordinates,
+        ) {
+            let rows = rate.iter_mut().zip(coordinates).zip(&*self.rounding);
+            for (((d, y), &rounding), &delta) in rows.zip(&*self.correction) {
+                ratio(*d, delta, y.abs(), rounding);
+                *d = *d + delta;
+            }
+        } else {
+            for (i, &delta) in self.correction.iter().enumerate() {
+                let d = self.rate.component(i);
+                self.rate.set_component(i, d + delta);
+                let y = self.coordinate(i);
+                ratio(d, delta, y, self.rounding[i]);
+            }
+        }
+        largest
+    }
+
+    /// The largest correction relative to its coordinate's scale, for the error of a step
+    /// that did not converge.
+    fn relative_correction(&self, dt: S::Scalar) -> S::Scalar {
+        let one = S::Scalar::one();
+        let mut relative = S::Scalar::zero();
+        for (i, delta) in self.correction.iter().enumerate() {
+            let scale = one + self.rate.component(i).abs() + self.coordinate(i) / dt.abs();
+            relative = relative.max(delta.abs() / scale);
+        }
+        relative
     }
 
     /// Writes the explicit part `E` of the rule from the start rate (held in `rate`), with
@@ -337,13 +481,36 @@ impl<'w, S: State> Newton<'w, S> {
         stage_dt: S::Scalar,
         probe: Probe,
     ) {
-        let (rate, out) = match probe {
-            Probe::Rate => (&*self.rate, &mut *self.residual),
-            Probe::Nudged => (&*self.nudged, &mut *self.nudged_residual),
+        self.stage_into(state, forces, stage_time, stage_dt, probe);
+        self.residual_from_stage(probe);
+    }
+
+    /// The stage probe at `D` (the rate, or its nudged copy) and its rate.
+    #[inline]
+    fn stage_into<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        stage_time: S::Scalar,
+        stage_dt: S::Scalar,
+        probe: Probe,
+    ) {
+        let rate = match probe {
+            Probe::Rate => &*self.rate,
+            Probe::Nudged => &*self.nudged,
         };
         state.probe_into(rate, stage_dt, self.stage_state);
         self.stage_state
             .derivative_into(forces, stage_time, self.stage_rate);
+    }
+
+    /// The residual (or the nudged residual) from the stage's rate.
+    #[inline]
+    fn residual_from_stage(&mut self, probe: Probe) {
+        let (rate, out) = match probe {
+            Probe::Rate => (&*self.rate, &mut *self.residual),
+            Probe::Nudged => (&*self.nudged, &mut *self.nudged_residual),
+        };
         out.assign(rate);
         if let Some(explicit) = self.explicit.as_deref() {
             out.add_scaled_assign(explicit, -S::Scalar::one());
@@ -352,6 +519,36 @@ impl<'w, S: State> Newton<'w, S> {
             .add_scaled_assign(&self.stage_rate.velocity, -self.velocity_weight);
         out.force
             .add_scaled_assign(&self.stage_rate.force, -self.force_weight);
+    }
+
+    /// `−r(D)` from the stage's rate straight into the correction, in one pass over
+    /// slices with the arithmetic of [`residual_from_stage`](Self::residual_from_stage)
+    /// (the residual buffer is left as it was), and whether it is finite; `None` when the
+    /// buffers are not slices.
+    fn negated_residual(&mut self) -> Option<bool> {
+        let rate = self.rate.as_scalars()?;
+        // A slice only without velocity, so the stage's rate is all force.
+        let stage = self.stage_rate.as_scalars()?;
+        let weight = -self.force_weight;
+        let mut finite = true;
+        let mut negate = |c: &mut S::Scalar, r: S::Scalar| {
+            finite &= r.is_finite();
+            *c = -r;
+        };
+        let rows = self.correction.iter_mut().zip(rate).zip(stage);
+        match self.explicit.as_deref() {
+            Some(explicit) => {
+                for (((c, &d), &s), &e) in rows.zip(explicit.as_scalars()?) {
+                    negate(c, (d + e * -S::Scalar::one()) + s * weight);
+                }
+            }
+            None => {
+                for ((c, &d), &s) in rows {
+                    negate(c, d + s * weight);
+                }
+            }
+        }
+        Some(finite)
     }
 
     /// Writes `∂r/∂D = I − c dt W ∂f/∂y` at the current stage into the matrix: from the
@@ -414,37 +611,55 @@ impl<'w, S: State> Newton<'w, S> {
         Ok(())
     }
 
-    /// How large a correction of each coordinate may still be at convergence: the
-    /// tolerance relative to the rate and the state's coordinate, plus what rounding of the
-    /// stage state leaves unresolved (`ε W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|`, with a margin).
-    fn set_allowed_corrections(&mut self, stage_dt: S::Scalar, dt: S::Scalar) {
-        let noise_factor = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
+    /// Keeps, for the matrix just made, how much rounding of the stage state's coordinates
+    /// moves each row of the residual, `64 ε W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|`, and the same per unit of
+    /// the largest coordinate.
+    fn set_rounding(&mut self, stage_dt: S::Scalar) {
+        // The matrix's off-identity row is `c dt wᵢ ∂fᵢ/∂y`: divided by `c dt` it is how
+        // much the residual's row moves with the stage's coordinates.
+        let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon() / stage_dt.abs();
+        let mut largest_row = S::Scalar::zero();
         for i in 0..self.matrix.dim() {
-            let d = self.rate.component(i).abs();
-            let scale = S::Scalar::one() + d + self.coordinate(i) / dt.abs();
-            // The matrix's off-identity row is `c dt wᵢ ∂fᵢ/∂y`: divided by `c dt` it is
-            // how much the residual's row moves with the stage's coordinates.
-            let rounding =
-                self.matrix.off_identity_row_norm(i, |j| self.coordinate(j)) / stage_dt.abs();
-            self.rounding[i] = noise_factor * (rounding + d);
-            self.allowed[i] = self.tolerance * scale + self.rounding[i];
+            let (rounding, row) = self
+                .matrix
+                .off_identity_row_norms(i, |j| self.coordinate(j));
+            self.rounding[i] = noise * rounding;
+            largest_row = largest_row.max(row);
         }
+        self.memory.rounding_per_coordinate = noise * largest_row;
     }
 
     /// Refuses a solution that rounding alone could move by more than the whole state's
     /// extent: a step so long (backward Euler at `dt = 10⁴⁵` on a spring) that the
-    /// stage's force cannot be resolved, where accepting it would leave garbage.
-    fn check_resolved(&self, dt: S::Scalar) -> Result<(), StepError> {
-        let n = self.matrix.dim();
-        let mut extent = S::Scalar::zero();
-        for i in 0..n {
-            extent = extent.max(self.coordinate(i) + (self.rate.component(i) * dt).abs());
+    /// stage's force cannot be resolved, where accepting it would leave garbage. With a
+    /// kept matrix (`matrix_rounding` 0) the rounding is bounded through the largest
+    /// coordinate; a step refused on that bound is solved again with a matrix made anew.
+    fn check_resolved(&self, dt: S::Scalar, matrix_rounding: S::Scalar) -> Result<(), StepError> {
+        let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
+        let zero = S::Scalar::zero();
+        let (mut rounding, mut extent, mut largest) = (zero, zero, zero);
+        let mut measure = |d: S::Scalar, y: S::Scalar, matrix: S::Scalar| {
+            rounding = rounding.max(noise * d.abs() + matrix_rounding * matrix);
+            extent = extent.max(y + (d * dt).abs());
+            largest = largest.max(y);
+        };
+        if let (Some(rate), Some(coordinates), true) = (
+            self.rate.as_scalars(),
+            self.coordinates.as_scalars(),
+            self.has_coordinates,
+        ) {
+            for ((&d, y), &matrix) in rate.iter().zip(coordinates).zip(&*self.rounding) {
+                measure(d, y.abs(), matrix);
+            }
+        } else {
+            for (i, &matrix) in self.rounding.iter().enumerate() {
+                measure(self.rate.component(i), self.coordinate(i), matrix);
+            }
         }
-        let worst = self
-            .rounding
-            .iter()
-            .fold(S::Scalar::zero(), |m, r| m.max(*r))
-            * dt.abs();
+        if matrix_rounding == zero {
+            rounding = rounding + self.memory.rounding_per_coordinate * largest;
+        }
+        let worst = rounding * dt.abs();
         if worst > extent {
             return Err(StepError::StepTooLong {
                 dt: dt.to_f64(),

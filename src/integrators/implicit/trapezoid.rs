@@ -30,8 +30,10 @@ use crate::integrators::Properties;
 ///   is conjugate to the [`ImplicitMidpoint`](crate::ImplicitMidpoint) rule, which is).
 /// - **Cost**: one force evaluation at the start, then per Newton iteration one, plus with
 ///   finite differences one per coordinate (or per diagonal of a band); a linear system
-///   converges in one iteration plus the check. It keeps no memory, so the end-of-step
-///   force is not reused as the next start's.
+///   converges in one iteration plus the check. It keeps no memory of the state, so the
+///   end-of-step force is not reused as the next start's; through a
+///   [`Stepper`](crate::Stepper) it keeps its factored matrix from step to step, as
+///   [`BackwardEuler`](crate::BackwardEuler) does.
 ///
 /// With `dt = 0` the state is untouched, a negative `dt` integrates backwards, and a
 /// non-finite `t`, `dt` or force is refused ([`StepError`](crate::StepError)) with the state unchanged, as
