@@ -135,14 +135,7 @@ fn main() -> ExitCode {
     match result {
         Ok(statistics) => {
             eprintln!("{method}, rtol {rtol:e}, atol {atol:e}: Robertson to t = {END:e}");
-            eprintln!(
-                "evaluations={} accepted={} rejected={} jacobians={} decompositions={}",
-                statistics.evaluations,
-                statistics.accepted,
-                statistics.rejected,
-                statistics.jacobians,
-                statistics.decompositions
-            );
+            eprintln!("{}", cli::stiff_statistics(&statistics));
             ExitCode::SUCCESS
         }
         Err(message) => {

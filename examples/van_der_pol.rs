@@ -127,14 +127,7 @@ fn main() -> ExitCode {
                 "{method}, mu {:e}, rtol {:e}, atol {:e}: Van der Pol to t = {:e}",
                 settings.mu, settings.rtol, settings.atol, settings.end
             );
-            eprintln!(
-                "evaluations={} accepted={} rejected={} jacobians={} decompositions={}",
-                statistics.evaluations,
-                statistics.accepted,
-                statistics.rejected,
-                statistics.jacobians,
-                statistics.decompositions
-            );
+            eprintln!("{}", cli::stiff_statistics(&statistics));
             ExitCode::SUCCESS
         }
         Err(message) => {

@@ -4,6 +4,7 @@
 
 use std::fmt::Display;
 use std::process::exit;
+use timestep::adaptive::Statistics;
 
 /// The most steps an example runs: ten million (seconds of work, and for the examples
 /// that print a row per step, about a gigabyte of CSV). A `--dt` and `--duration` that
@@ -252,4 +253,17 @@ pub fn csv(value: f64) -> String {
     } else {
         format!("{value:e}")
     }
+}
+
+/// The stiff examples' statistics line for stderr:
+/// `evaluations=N accepted=A rejected=R jacobians=J decompositions=D`.
+pub fn stiff_statistics(statistics: &Statistics) -> String {
+    format!(
+        "evaluations={} accepted={} rejected={} jacobians={} decompositions={}",
+        statistics.evaluations,
+        statistics.accepted,
+        statistics.rejected,
+        statistics.jacobians,
+        statistics.decompositions
+    )
 }
