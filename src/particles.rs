@@ -211,28 +211,49 @@ impl<V: VectorSpace> Particles<V> {
         }
     }
 
-    /// [`State::probe_into`], the momenta only if `momenta`.
+    /// [`State::probe_into`] along `rate`, the momenta only if `momenta`.
     #[inline(always)]
     fn probe(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self, momenta: bool) {
         let n = self.len();
         assert!(
-            rate.velocity.len() == n && rate.force.len() == n && probe.len() == n,
-            "a probe and a rate of {n} bodies"
+            rate.velocity.len() == n && rate.force.len() == n,
+            "a rate of {n} bodies"
         );
+        self.probe_along(&rate.velocity, &rate.force, dt, probe, momenta, None);
+    }
+
+    /// The probe `self + (velocity, force) · dt`, the momenta only if `momenta`; in the
+    /// same pass, this state's velocities copied into `copy`, if given.
+    #[inline(always)]
+    fn probe_along(
+        &self,
+        velocity: &[V],
+        force: &[V],
+        dt: V::Scalar,
+        probe: &mut Self,
+        momenta: bool,
+        copy: Option<&mut [V]>,
+    ) {
+        let n = self.len();
+        assert!(probe.len() == n, "a probe of {n} bodies");
         probe.share_constants(self);
         let (x, p, v) = (
             &self.positions[..n],
             &self.momenta[..n],
             &self.velocities[..n],
         );
-        let (rate_v, rate_f) = (&rate.velocity[..n], &rate.force[..n]);
+        let (rate_v, rate_f) = (&velocity[..n], &force[..n]);
         let inverse = &self.inverse_masses[..n];
         let (probe_x, probe_p, probe_v) = (
             &mut probe.positions[..n],
             &mut probe.momenta[..n],
             &mut probe.velocities[..n],
         );
+        let mut copy = copy.map(|copy| &mut copy[..n]);
         for i in 0..n {
+            if let Some(copy) = &mut copy {
+                copy[i] = v[i];
+            }
             probe_x[i] = x[i].add_scaled(rate_v[i], dt);
             if momenta {
                 probe_p[i] = p[i].add_scaled(rate_f[i], dt);
@@ -456,6 +477,35 @@ impl<V: VectorSpace> State for Particles<V> {
     #[inline]
     fn probe_into(&self, rate: &DerivativeOf<Self>, dt: V::Scalar, probe: &mut Self) {
         self.probe(rate, dt, probe, true);
+    }
+
+    /// The force, then in one pass the velocities copied into the rate and the probe
+    /// written along them.
+    #[inline]
+    fn derivative_and_probe_into<F: crate::Forces<Self> + ?Sized>(
+        &self,
+        forces: &F,
+        t: V::Scalar,
+        out: &mut DerivativeOf<Self>,
+        dt: V::Scalar,
+        probe: &mut Self,
+    ) {
+        forces.force_into(self, t, &mut out.force);
+        let n = self.len();
+        assert!(
+            out.velocity.len() == n && out.force.len() == n,
+            "a rate of {n} bodies"
+        );
+        let momenta = forces.reads_momenta();
+        let force = &out.force;
+        self.probe_along(
+            &self.velocities,
+            force,
+            dt,
+            probe,
+            momenta,
+            Some(&mut out.velocity),
+        );
     }
 
     /// Each body's share of the sum, then its advance, in one pass: the stage rates are read

@@ -326,6 +326,32 @@ pub trait State: Clone {
         self.probe_into(rate, dt, probe);
     }
 
+    /// Writes the rate of the state at time `t` into `out`
+    /// ([`derivative_into`](State::derivative_into)), then `probe` as this state advanced
+    /// by `out · dt` (as [`probe_into`](State::probe_into), or
+    /// [`positional_probe_into`](State::positional_probe_into) for forces that do not
+    /// read momenta): a Runge–Kutta step's first two stages, whose second probes along the
+    /// first rate alone.
+    ///
+    /// The default does exactly that. A large state overrides it to write the probe in
+    /// the pass that copies its velocity into the rate, with the same result.
+    #[inline(always)]
+    fn derivative_and_probe_into<F: Forces<Self> + ?Sized>(
+        &self,
+        forces: &F,
+        t: Self::Scalar,
+        out: &mut DerivativeOf<Self>,
+        dt: Self::Scalar,
+        probe: &mut Self,
+    ) {
+        self.derivative_into(forces, t, out);
+        if forces.reads_momenta() {
+            self.probe_into(out, dt, probe);
+        } else {
+            self.positional_probe_into(out, dt, probe);
+        }
+    }
+
     /// A zero force of the right size for this state: the buffer integrators have forces
     /// written into.
     ///

@@ -125,12 +125,23 @@ impl<const N: usize> Tableau<N> {
         which: Stages,
     ) {
         const { assert!(N >= 1 && N <= MAX_STAGES, "a tableau has 1 to 16 stages") };
-        if which.includes(0, self) {
+        // The second stage probes along the first rate alone: a large state takes that
+        // rate and writes the probe in one pass (for particles, the first rate's velocity
+        // is copied on the way instead of in a pass of its own).
+        let first_two =
+            which.includes(0, self) && N > 1 && which.includes(1, self) && self.a[1 % N][0] != 0.0;
+        if first_two {
+            let (first, rest) = rates.split_at_mut(1);
+            let h = dt * S::Scalar::from_f64(self.a[1][0]);
+            state.derivative_and_probe_into(forces, t, &mut first[0], h, probe);
+            let stage_time = t + dt * S::Scalar::from_f64(self.c[1]);
+            probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
+        } else if which.includes(0, self) {
             state.derivative_into(forces, t, &mut rates[0]);
         }
         macro_rules! stages {
             ($($i:literal)*) => {$(
-                if $i < N && which.includes($i, self) {
+                if $i < N && which.includes($i, self) && !($i == 1 && first_two) {
                     let (done, rest) = rates.split_at_mut($i);
                     let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
                     let h = dt * S::Scalar::from_f64(factor);
