@@ -316,6 +316,19 @@ pub trait State: Clone {
         out.kick_by(force, dt);
     }
 
+    /// Whether an explicit Runge–Kutta stage may form its probe in two parts, `(y + dt
+    /// Σⱼ₍ⱼ<newest₎ aⱼ kⱼ) + (dt a_newest) k_newest`, which shortens the chain from each
+    /// evaluation to the next: only for a state whose [`advance`](State::advance) is linear
+    /// in the rate (two advances are one by their sum, to rounding: not a rotation, which
+    /// composes) and small enough, its size fixed at compile time, to live in registers (a
+    /// large one would take another pass over memory). `false` by default; `true` for the
+    /// fixed-size [`Vector`]s.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn splits_probes() -> bool {
+        false
+    }
+
     /// [`probe_into`](State::probe_into) for forces that do not read momenta
     /// ([`Forces::reads_momenta`] is `false`): the probe's positions and velocity are
     /// written (a stage's rate is the probe's velocity), its momenta may be left as they
@@ -487,6 +500,11 @@ impl<V: Vector> State for V {
         }
         probe.assign(self);
         probe.add_scaled_assign(&rate.force, dt);
+    }
+
+    #[inline(always)]
+    fn splits_probes() -> bool {
+        V::fixed_zero().is_some()
     }
 
     #[inline]

@@ -106,15 +106,18 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             return norm.norm(direction, h * factor);
         };
         let (guard_direction, guard_factor) = combination(guard, rates, sum);
-        let (estimate, lower) =
-            norm.norms(direction, h * factor, guard_direction, h * guard_factor);
-        let denominator = estimate * estimate + 0.01 * lower * lower;
+        // `e²/√(e² + 0.01 ℓ²)` with `e² = Σ₅/n` and `ℓ² = Σ₃/n` (the squared norms) is
+        // `Σ₅/√(n (Σ₅ + 0.01 Σ₃))`: from the sums, one root and one division.
+        let (first, second) =
+            norm.square_sums(direction, h * factor, guard_direction, h * guard_factor);
+        let denominator = first + 0.01 * second;
         if denominator > 0.0 {
-            estimate * estimate / num_traits::Float::sqrt(denominator)
+            let n = direction.dim().max(1) as f64;
+            first / num_traits::Float::sqrt(n * denominator)
         } else {
             // Both estimates vanish (or are NaN, which the comparison sends here too): keep
             // a NaN, and a zero is a zero.
-            estimate + lower
+            first + second
         }
     }
 

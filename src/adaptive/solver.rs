@@ -665,6 +665,9 @@ impl StiffnessTest {
     /// After an accepted step that ended at `t`: tests with `estimate` when it is due
     /// (every `every`-th step, and every step once one was stiff). A countdown, not the
     /// step count's remainder: a division per step shows on cheap problems.
+    ///
+    /// The countdown is inlined into the driver; the test itself is not.
+    #[inline(always)]
     fn test(
         &mut self,
         estimate: impl FnOnce() -> Option<f64>,
@@ -682,6 +685,17 @@ impl StiffnessTest {
         if !(regular || self.stiff > 0) {
             return;
         }
+        self.run_test(estimate, t, statistics);
+    }
+
+    /// The test, when it is due.
+    #[inline(never)]
+    fn run_test(
+        &mut self,
+        estimate: impl FnOnce() -> Option<f64>,
+        t: f64,
+        statistics: &mut Statistics,
+    ) {
         let Some(ratio) = estimate() else {
             return;
         };

@@ -139,16 +139,30 @@ impl<const N: usize> Tableau<N> {
         } else if which.includes(0, self) {
             state.derivative_into(forces, t, &mut rates[0]);
         }
+        // A small state whose advance is linear forms its probes in two parts.
+        let small = S::splits_probes();
         macro_rules! stages {
             ($($i:literal)*) => {$(
                 if $i < N && which.includes($i, self) && !($i == 1 && first_two) {
                     let (done, rest) = rates.split_at_mut($i);
-                    let (direction, factor) = combination(&self.a[$i][..$i], done, sum);
-                    let h = dt * S::Scalar::from_f64(factor);
-                    if forces.reads_momenta() {
-                        state.probe_into(direction, h, probe);
+                    let weights = &self.a[$i][..$i];
+                    let (terms, newest) = newest_weight(weights);
+                    if small && terms >= 2 && forces.reads_momenta() {
+                        // `(y + dt Σⱼ₍ⱼ<newest₎ aᵢⱼ kⱼ) + (dt aᵢ,newest) k_newest`: all but
+                        // the newest rate is summed while that rate is evaluated, so that
+                        // from it to the probe there is one multiply and one add, not a
+                        // multiply and add into the sum, a multiply by `dt` and an add.
+                        let (direction, factor) = combination(&weights[..newest], done, sum);
+                        state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
+                        probe.advance(&done[newest], dt * S::Scalar::from_f64(weights[newest]));
                     } else {
-                        state.positional_probe_into(direction, h, probe);
+                        let (direction, factor) = combination(weights, done, sum);
+                        let h = dt * S::Scalar::from_f64(factor);
+                        if forces.reads_momenta() {
+                            state.probe_into(direction, h, probe);
+                        } else {
+                            state.positional_probe_into(direction, h, probe);
+                        }
                     }
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
                     probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
@@ -255,6 +269,24 @@ impl Stages {
             Stages::Span(from, to) => from <= i && i < to,
         }
     }
+}
+
+/// How many weights are non-zero, and the index of the last of them (0 if none).
+/// Unrolled like [`combination`], so that for constant weights both are constants.
+#[inline(always)]
+fn newest_weight(weights: &[f64]) -> (usize, usize) {
+    let mut terms = 0;
+    let mut last = 0;
+    macro_rules! each {
+        ($($index:literal)*) => {$(
+            if $index < weights.len() && weights[$index] != 0.0 {
+                terms += 1;
+                last = $index;
+            }
+        )*};
+    }
+    each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    (terms, last)
 }
 
 /// `Σⱼ wⱼ kⱼ` as a direction and a factor: the one rate itself and its weight when only
