@@ -199,7 +199,8 @@ fn tight<const PRESCALED: bool, const POWF: bool, const SHORT: bool>(tol: f64) -
         let e5 = combine!(k, E5; 0 5 6 7 8 9 10 11);
         let e3 = combine!(k, E3; 0 5 6 7 8 9 10 11);
         let habs = h.abs();
-        let weight: V = core::array::from_fn(|i| 1.0 / (tol + tol * y[i].abs().max(y_new[i].abs())));
+        let weight: V =
+            core::array::from_fn(|i| 1.0 / (tol + tol * y[i].abs().max(y_new[i].abs())));
         let (mut s5, mut s3) = (0.0, 0.0);
         for i in 0..3 {
             let a = e5[i] * habs * weight[i];
@@ -253,7 +254,11 @@ fn tight<const PRESCALED: bool, const POWF: bool, const SHORT: bool>(tol: f64) -
             let fac = (plain / 1.0 / safety).clamp(grow, shrink);
             1.0 / fac
         };
-        let factor = if after_rejection { factor.min(1.0) } else { factor };
+        let factor = if after_rejection {
+            factor.min(1.0)
+        } else {
+            factor
+        };
         run.accepted += 1;
         k0 = f(&y_new);
         run.evaluations += 1;
@@ -353,7 +358,11 @@ fn check(tol: f64) {
             "tol {tol:.3e}: {name}: {} / {} / {} evaluations, |Δy| from timestep = {d:.1e}",
             run.accepted, run.rejected, run.evaluations
         );
-        assert_eq!((run.accepted, run.rejected), (ts.accepted, ts.rejected), "{name}");
+        assert_eq!(
+            (run.accepted, run.rejected),
+            (ts.accepted, ts.rejected),
+            "{name}"
+        );
         assert_eq!(run.evaluations, ts.evaluations, "{name}");
         assert!(d <= 1e-10, "{name} ends {d:e} from timestep");
     }

@@ -151,8 +151,7 @@ impl Controller {
             } else {
                 pow(*previous, self.beta)
             };
-            let factor =
-                (self.safety * memory / plain).clamp(self.min_factor, self.max_factor);
+            let factor = (self.safety * memory / plain).clamp(self.min_factor, self.max_factor);
             *previous = error.max(1e-4);
             Decision {
                 accept: true,
