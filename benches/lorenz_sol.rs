@@ -23,7 +23,6 @@
 //! ```
 
 #[path = "../examples/problems/mod.rs"]
-#[allow(dead_code)]
 mod problems;
 
 #[path = "shared/mod.rs"]
