@@ -18,7 +18,9 @@
 //!   `BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 })`, the
 //!   Jacobian by finite differences with column grouping (3 force evaluations per Newton
 //!   iteration); `timestep-jacobian`: the same with the analytic tridiagonal Jacobian
-//!   ([`WithJacobian`] around the in-place forces);
+//!   ([`WithJacobian`] around the in-place forces); `timestep-linear`: the same, declared
+//!   linear (`with_linear_forces`: one Newton correction per step, no second residual to
+//!   confirm it, as the hand-writer knows the problem is linear);
 //!   `handwritten`: the Thomas algorithm on `(I − dt A) uⁿ⁺¹ = uⁿ`, one forward sweep and
 //!   one back substitution per step. The two agree to the Newton tolerance (the crate
 //!   solves by Newton iterations, the hand by a direct solve): 10⁻⁹ relative, or what
@@ -553,9 +555,18 @@ fn large(c: &mut Criterion) {
             HEAT_DT,
             HEAT_STEPS,
         );
+        let mut check_linear = start.clone();
+        timestep_steps(
+            &mut Stepper::new(tridiagonal().with_linear_forces()),
+            &mut check_linear,
+            &analytic,
+            HEAT_DT,
+            HEAT_STEPS,
+        );
         for (what, u) in [
             ("finite differences", &check),
             ("analytic", &check_analytic),
+            ("linear", &check_linear),
         ] {
             let difference = u
                 .iter()
@@ -594,6 +605,14 @@ fn large(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
+        let mut stepper = Stepper::new(tridiagonal().with_linear_forces());
+        group.bench_function("timestep-linear", |b| {
+            b.iter_batched_ref(
+                || start.clone(),
+                |u| timestep_steps(&mut stepper, u, &analytic, HEAT_DT, HEAT_STEPS),
+                BatchSize::LargeInput,
+            )
+        });
         group.bench_function("handwritten", |b| {
             b.iter_batched_ref(
                 || start.clone(),
@@ -608,8 +627,9 @@ fn large(c: &mut Criterion) {
 /// One case, stepped without criterion, for counting instructions with callgrind:
 /// `chain-rk4-timestep`, `chain-rk4-handwritten`, `chain-verlet-timestep`,
 /// `chain-verlet-handwritten`, `nbody-verlet-timestep`,
-/// `nbody-verlet-handwritten` ([`NBODY_STEPS`] steps), `heat-timestep`, `heat-timestep-jacobian`, `heat-handwritten`
-/// (the heat cases at N = 10⁴). 20 steps, or `LARGE_PROFILE_STEPS`: two runs of different
+/// `nbody-verlet-handwritten` ([`NBODY_STEPS`] steps), `heat-timestep`,
+/// `heat-timestep-jacobian`, `heat-timestep-linear`, `heat-handwritten` (the heat cases at
+/// N = 10⁴). 20 steps, or `LARGE_PROFILE_STEPS`: two runs of different
 /// lengths under cachegrind, which cannot count one function alone, give the cost per step
 /// as their difference.
 fn profile(case: &str) {
@@ -672,15 +692,14 @@ fn profile(case: &str) {
                 steps,
             );
         }
-        "heat-timestep-jacobian" => {
+        "heat-timestep-jacobian" | "heat-timestep-linear" => {
             let forces = heat_with_jacobian(scale);
-            timestep_steps(
-                &mut Stepper::new(tridiagonal()),
-                &mut u,
-                &forces,
-                HEAT_DT,
-                steps,
-            );
+            let method = if case == "heat-timestep-linear" {
+                tridiagonal().with_linear_forces()
+            } else {
+                tridiagonal()
+            };
+            timestep_steps(&mut Stepper::new(method), &mut u, &forces, HEAT_DT, steps);
         }
         "heat-handwritten" => {
             let mut thomas = Thomas {

@@ -91,15 +91,18 @@ def main() -> None:
         hand, ours = median_ns(group, "handwritten"), median_ns(group, "timestep")
         print(f"| `{group}` | {fmt(hand, steps)}/step | {fmt(ours, steps)}/step | {ratio(ours, hand)} |")
     print()
-    print("| N | handwritten (Thomas) | timestep (finite differences) | ratio | timestep (analytic Jacobian) | ratio | ns per unknown: hand, FD, analytic |")
-    print("|---|---|---|---|---|---|---|")
+    print("| N | handwritten (Thomas) | timestep (finite differences) | ratio | timestep (analytic Jacobian) | ratio | timestep (declared linear) | ratio | ns per unknown: hand, FD, analytic, linear |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in [1_000, 10_000, 100_000]:
         group = f"large/heat-backward-euler-{n}"
-        hand, fd, jac = (median_ns(group, f) for f in ["handwritten", "timestep", "timestep-jacobian"])
+        hand, fd, jac, lin = (
+            median_ns(group, f) for f in ["handwritten", "timestep", "timestep-jacobian", "timestep-linear"]
+        )
         per = lambda t: "—" if t is None else f"{t / 10 / n:.1f}"
         print(
             f"| {n:,} | {fmt(hand, 10)}/step | {fmt(fd, 10)}/step | {ratio(fd, hand)} "
-            f"| {fmt(jac, 10)}/step | {ratio(jac, hand)} | {per(hand)}, {per(fd)}, {per(jac)} |"
+            f"| {fmt(jac, 10)}/step | {ratio(jac, hand)} | {fmt(lin, 10)}/step | {ratio(lin, hand)} "
+            f"| {per(hand)}, {per(fd)}, {per(jac)}, {per(lin)} |"
         )
     print()
 

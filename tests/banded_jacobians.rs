@@ -145,8 +145,10 @@ fn a_hundred_thousand_unknowns_in_a_two_mebibyte_thread() {
 /// the same: on the heat equation (linear, so one matrix serves every step) the Jacobian is
 /// asked for once in 20 steps, and once more when `dt` changes; a step costs two residuals
 /// (a correction and its check), and the first also the rate at its start (the others
-/// start from the last step's rate). Every step is still the exact solution of the linear backward
-/// Euler step `(I − dt A) u₁ = u₀`, to the Newton tolerance (checked by multiplying back).
+/// start from the last step's rate). Forces declared linear
+/// ([`BackwardEuler::with_linear_forces`]) skip the check: one residual per step. Every
+/// step is still the exact solution of the linear backward Euler step `(I − dt A) u₁ = u₀`,
+/// to the Newton tolerance (checked by multiplying back).
 #[test]
 fn a_stepper_keeps_the_factored_matrix_while_dt_stays() {
     let n = 200;
@@ -168,31 +170,64 @@ fn a_stepper_keeps_the_factored_matrix_while_dt_stays() {
             }
         },
     );
-    let mut u: Vec<f64> = (0..n).map(|i| (i as f64 * 0.05).sin() + 1.0).collect();
-    let mut solver = Stepper::new(BackwardEuler::new().with_structure(TRIDIAGONAL));
-    let mut t = 0.0;
-    for (dt, steps, expected_jacobians) in [(1e-3, 20, 1), (2e-3, 10, 2)] {
-        for _ in 0..steps {
-            let start = u.clone();
-            calls.set(0);
-            solver.step(&mut u, &forces, t, dt).unwrap();
-            let expected = if t == 0.0 { 3 } else { 2 };
-            assert_eq!(calls.get(), expected, "evaluations at t = {t}");
-            t += dt;
-            let largest = start.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-            for i in 0..n {
-                let left = if i > 0 { u[i - 1] } else { 0.0 };
-                let right = if i + 1 < n { u[i + 1] } else { 0.0 };
-                let back = u[i] - dt * c * (left - 2.0 * u[i] + right);
-                assert!(
-                    (back - start[i]).abs() <= 1e-9 * largest,
-                    "dt = {dt}, row {i}: {back} vs {}",
-                    start[i]
-                );
+    let iterated = BackwardEuler::new().with_structure(TRIDIAGONAL);
+    for (method, residuals) in [(iterated, 2), (iterated.with_linear_forces(), 1)] {
+        let mut u: Vec<f64> = (0..n).map(|i| (i as f64 * 0.05).sin() + 1.0).collect();
+        let mut solver = Stepper::new(method);
+        let mut t = 0.0;
+        jacobians.set(0);
+        for (dt, steps, expected_jacobians) in [(1e-3, 20, 1), (2e-3, 10, 2)] {
+            for _ in 0..steps {
+                let start = u.clone();
+                calls.set(0);
+                solver.step(&mut u, &forces, t, dt).unwrap();
+                let expected = if t == 0.0 { residuals + 1 } else { residuals };
+                assert_eq!(calls.get(), expected, "{method:?}: evaluations at t = {t}");
+                t += dt;
+                let largest = start.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+                for i in 0..n {
+                    let left = if i > 0 { u[i - 1] } else { 0.0 };
+                    let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+                    let back = u[i] - dt * c * (left - 2.0 * u[i] + right);
+                    assert!(
+                        (back - start[i]).abs() <= 1e-9 * largest,
+                        "{method:?}, dt = {dt}, row {i}: {back} vs {}",
+                        start[i]
+                    );
+                }
             }
+            assert_eq!(jacobians.get(), expected_jacobians, "{method:?}, dt = {dt}");
         }
-        assert_eq!(jacobians.get(), expected_jacobians, "dt = {dt}");
     }
+}
+
+/// Forces declared linear but with no Jacobian of their own are iterated to the tolerance as
+/// usual (a finite-difference Jacobian is exact only to `√ε`): the same evaluations and
+/// the same result, bit for bit, as undeclared.
+#[test]
+fn linear_forces_without_a_jacobian_are_iterated() {
+    let calls = Cell::new(0);
+    let forces = InPlace(diffusion(1e4, &calls));
+    let start: Vec<f64> = (0..100).map(|i| (i as f64 * 0.05).sin() + 1.0).collect();
+    let run = |method: BackwardEuler| {
+        let mut u = start.clone();
+        let mut solver = Stepper::new(method.with_structure(TRIDIAGONAL));
+        calls.set(0);
+        for i in 0..10 {
+            solver
+                .step(&mut u, &forces, f64::from(i) * 1e-3, 1e-3)
+                .unwrap();
+        }
+        (u, calls.get())
+    };
+    let (iterated, iterated_calls) = run(BackwardEuler::new());
+    let (declared, declared_calls) = run(BackwardEuler::new().with_linear_forces());
+    assert_eq!(iterated, declared);
+    assert_eq!(iterated_calls, declared_calls);
+    assert!(
+        iterated_calls > 20,
+        "{iterated_calls} evaluations in 10 steps"
+    );
 }
 
 /// A kept matrix that no longer fits (the forces made stiffer by hand between two steps of

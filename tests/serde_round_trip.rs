@@ -140,15 +140,18 @@ fn backward_euler_settings_round_trip_and_are_checked() {
     assert_eq!(round_trip(&solver), solver);
     assert_eq!(
         serde_json::to_string(&solver).unwrap(),
-        r#"{"tolerance":1e-9,"max_iterations":7,"structure":"dense"}"#
+        r#"{"tolerance":1e-9,"max_iterations":7,"structure":"dense","linear_forces":false}"#
     );
     let banded = BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 2 });
     assert_eq!(round_trip(&banded), banded);
     assert_eq!(
         serde_json::to_string(&banded).unwrap(),
-        r#"{"tolerance":null,"max_iterations":20,"structure":{"banded":{"lower":1,"upper":2}}}"#
+        r#"{"tolerance":null,"max_iterations":20,"structure":{"banded":{"lower":1,"upper":2}},"linear_forces":false}"#
     );
-    // Saved before the structure existed: dense.
+    let linear = BackwardEuler::new().with_linear_forces();
+    assert_eq!(round_trip(&linear), linear);
+    assert!(round_trip(&linear).linear_forces());
+    // Saved before the structure and the linear declaration existed: dense, not linear.
     let old: BackwardEuler =
         serde_json::from_str(r#"{"tolerance":null,"max_iterations":20}"#).unwrap();
     assert_eq!(old, BackwardEuler::default());
@@ -477,17 +480,18 @@ fn implicit_method_settings_round_trip_and_are_checked() {
     assert_eq!(round_trip(&trapezoid), trapezoid);
     assert_eq!(
         serde_json::to_string(&trapezoid).unwrap(),
-        r#"{"tolerance":1e-10,"max_iterations":20,"structure":"dense"}"#
+        r#"{"tolerance":1e-10,"max_iterations":20,"structure":"dense","linear_forces":false}"#
     );
     let midpoint = timestep::ImplicitMidpoint::new().with_max_iterations(4);
     assert_eq!(round_trip(&midpoint), midpoint);
     let newmark = timestep::Newmark::linear_acceleration()
-        .with_structure(Structure::Banded { lower: 1, upper: 1 });
+        .with_structure(Structure::Banded { lower: 1, upper: 1 })
+        .with_linear_forces();
     assert_eq!(round_trip(&newmark), newmark);
     let json = serde_json::to_string(&timestep::Newmark::new()).unwrap();
     assert_eq!(
         json,
-        r#"{"beta":0.25,"gamma":0.5,"tolerance":null,"max_iterations":20,"structure":"dense"}"#
+        r#"{"beta":0.25,"gamma":0.5,"tolerance":null,"max_iterations":20,"structure":"dense","linear_forces":false}"#
     );
     for bad in [
         r#"{"beta":0.25,"gamma":0.0,"tolerance":null,"max_iterations":20}"#,

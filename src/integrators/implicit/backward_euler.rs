@@ -48,7 +48,9 @@ use crate::integrators::Properties;
 ///   matrix once for the whole run, and a step costs two residuals and two solves: it
 ///   starts from the last step's rate, which is the rate at its start to the Newton
 ///   tolerance, instead of evaluating the force there (a step that does not continue the
-///   last one in time evaluates it).
+///   last one in time evaluates it). Declared linear, with their exact Jacobian
+///   ([`with_linear_forces`](Self::with_linear_forces)), such forces cost one residual and
+///   one solve per step, the cost of solving the linear step by hand.
 ///
 /// A step that does not converge in `max_iterations` returns
 /// [`StepError::NotConverged`](crate::StepError::NotConverged), and a singular or non-finite Jacobian or a non-finite force

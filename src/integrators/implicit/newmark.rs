@@ -292,6 +292,8 @@ mod serde_impl {
         max_iterations: usize,
         #[serde(default)]
         structure: Structure,
+        #[serde(default)]
+        linear_forces: bool,
     }
 
     impl serde::Serialize for Newmark {
@@ -302,6 +304,7 @@ mod serde_impl {
                 tolerance: self.newton.tolerance,
                 max_iterations: self.newton.max_iterations,
                 structure: self.newton.structure,
+                linear_forces: self.newton.linear,
             }
             .serialize(serializer)
         }
@@ -316,6 +319,7 @@ mod serde_impl {
                 saved.tolerance,
                 saved.max_iterations,
                 saved.structure,
+                saved.linear_forces,
             )
             .map_err(D::Error::custom)?;
             let newmark =

@@ -57,6 +57,9 @@ pub(crate) struct Settings {
     pub(crate) tolerance: Option<f64>,
     pub(crate) max_iterations: usize,
     pub(crate) structure: Structure,
+    /// Forces declared affine in the state with a constant, exact Jacobian: a step whose
+    /// matrix comes from that Jacobian ends after one correction.
+    pub(crate) linear: bool,
 }
 
 impl Settings {
@@ -69,6 +72,7 @@ impl Settings {
         tolerance: None,
         max_iterations: Self::DEFAULT_MAX_ITERATIONS,
         structure: Structure::Dense,
+        linear: false,
     };
 
     /// Why `tolerance` is refused, if it is: it must be finite and positive.
@@ -123,6 +127,8 @@ struct Memory<T> {
     /// `64 ε max_i Σ_j |∂rᵢ/∂D_j − δᵢⱼ| / |c dt|` of the kept matrix: bounds how much
     /// rounding of the coordinates moves a residual row, for any coordinates.
     rounding_per_coordinate: T,
+    /// Whether the matrix was made from the forces' own Jacobian (not by differences).
+    analytic: bool,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
@@ -149,6 +155,7 @@ impl<S: State> ImplicitWorkspace<S> {
                 kept_for: None,
                 ended: None,
                 rounding_per_coordinate: S::Scalar::zero(),
+                analytic: false,
             },
         }
     }
@@ -158,6 +165,7 @@ impl<S: State> ImplicitWorkspace<S> {
 pub(crate) struct Newton<'w, S: State> {
     tolerance: S::Scalar,
     max_iterations: usize,
+    linear: bool,
     stage: S::Scalar,
     velocity_weight: S::Scalar,
     force_weight: S::Scalar,
@@ -213,6 +221,7 @@ impl<'w, S: State> Newton<'w, S> {
                 None => S::Scalar::epsilon().powf(scalar(2.0 / 3.0)),
             },
             max_iterations: settings.max_iterations,
+            linear: settings.linear,
             stage: scalar(rule.stage),
             velocity_weight: scalar(rule.velocity_weight),
             force_weight: scalar(rule.force_weight),
@@ -338,7 +347,8 @@ impl<'w, S: State> Newton<'w, S> {
                 // Kept for this step's length, not for the lengths that round to it
                 // after: a `dt` that creeps does not take the matrix along.
                 self.memory.kept_for = Some(dt);
-                self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
+                self.memory.analytic =
+                    self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
                 self.set_rounding(stage_dt);
                 self.matrix.factor()?;
                 make = false;
@@ -359,6 +369,15 @@ impl<'w, S: State> Newton<'w, S> {
                 }
             }
             self.matrix.solve(self.correction);
+            if self.linear && self.memory.analytic {
+                // The exact matrix of affine forces: this correction is the solution, to
+                // rounding, and a second residual would only confirm it.
+                if !self.add_correction() {
+                    return Err(StepError::NonFiniteResidual);
+                }
+                self.check_resolved(dt, matrix_rounding)?;
+                return Ok(true);
+            }
             let ratio = self.update(dt, matrix_rounding);
             // At least tenfold smaller than the last correction (or the first).
             let fast = previous.is_none_or(|previous| ratio <= slow * previous);
@@ -428,6 +447,24 @@ impl<'w, S: State> Newton<'w, S> {
             }
         }
         largest
+    }
+
+    /// Adds the correction to the rate, and says whether the rate is finite.
+    fn add_correction(&mut self) -> bool {
+        if let Some(rate) = self.rate.as_scalars_mut() {
+            let mut finite = true;
+            for (d, &delta) in rate.iter_mut().zip(&*self.correction) {
+                *d = *d + delta;
+                finite &= d.is_finite();
+            }
+            finite
+        } else {
+            for (i, &delta) in self.correction.iter().enumerate() {
+                let d = self.rate.component(i);
+                self.rate.set_component(i, d + delta);
+            }
+            self.rate.is_finite()
+        }
     }
 
     /// The largest correction relative to its coordinate's scale, for the error of a step
@@ -553,7 +590,8 @@ impl<'w, S: State> Newton<'w, S> {
 
     /// Writes `∂r/∂D = I − c dt W ∂f/∂y` at the current stage into the matrix: from the
     /// forces' Jacobian when they give one, otherwise by forward differences of the
-    /// residual, perturbing together the columns a band keeps apart.
+    /// residual, perturbing together the columns a band keeps apart. Says whether the
+    /// matrix came from the forces' Jacobian.
     fn newton_matrix<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -561,7 +599,7 @@ impl<'w, S: State> Newton<'w, S> {
         stage_time: S::Scalar,
         stage_dt: S::Scalar,
         dt: S::Scalar,
-    ) -> Result<(), StepError> {
+    ) -> Result<bool, StepError> {
         self.matrix.clear();
         if forces.jacobian(self.stage_state, stage_time, &mut self.matrix.as_jacobian()) {
             let split = self.rate.velocity.dim();
@@ -576,7 +614,7 @@ impl<'w, S: State> Newton<'w, S> {
                     force_factor
                 }
             });
-            return Ok(());
+            return Ok(true);
         }
         let n = self.matrix.dim();
         let structure = self.matrix.structure();
@@ -608,7 +646,7 @@ impl<'w, S: State> Newton<'w, S> {
                 }
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Keeps, for the matrix just made, how much rounding of the stage state's coordinates

@@ -3,7 +3,8 @@
 //! and serde form, so that a fix to one is a fix to all.
 
 /// Gives `$method` (a struct with a `newton: Settings` field) the builders `with_tolerance`,
-/// `with_max_iterations` and `with_structure`, their getters and `DEFAULT_MAX_ITERATIONS`.
+/// `with_max_iterations`, `with_structure` and `with_linear_forces`, their getters and
+/// `DEFAULT_MAX_ITERATIONS`.
 macro_rules! newton_builders {
     ($method:ident) => {
         impl $method {
@@ -86,6 +87,51 @@ macro_rules! newton_builders {
                 method
             }
 
+            #[doc = concat!(
+                "The same method, told that the forces are affine in the state with a ",
+                "constant Jacobian that they give exactly: `f(t, y) = A y + b(t)` with `A` ",
+                "from [`Forces::jacobian`](crate::Forces::jacobian) (or ",
+                "[`WithJacobian`](crate::WithJacobian) around a closure), as for the heat ",
+                "equation or linear springs and dampers. Newton's method solves such a ",
+                "system in its first correction, so a step ends there instead of evaluating ",
+                "a second residual that would only confirm it: half the force evaluations ",
+                "and solves per step (SUNDIALS' ARKODE calls this a linearly implicit ",
+                "problem). Forces with no Jacobian of their own are still iterated to the ",
+                "tolerance, since finite differences are exact only to `√ε`.\n\n",
+                "Nothing checks the declaration: forces that are not affine, or whose ",
+                "Jacobian changes with `t` or the state, leave the error of one Newton ",
+                "correction in every step. The step-length check stays: a step too long ",
+                "for rounding to resolve is still refused.\n\n",
+                "```\n",
+                "use timestep::{", stringify!($method), ", Integrator, Particle, Structure, WithJacobian};\n\n",
+                "// A spring of k = 10⁶, its force −k x, and its Jacobian: ∂ẋ/∂v = 1, ∂v̇/∂x = −k.\n",
+                "let spring = WithJacobian::new(\n",
+                "    |p: &Particle<f64>, _t: f64| -1.0e6 * p.position(),\n",
+                "    |_p: &Particle<f64>, _t: f64, j: &mut timestep::Jacobian<'_, f64>| {\n",
+                "        j[(0, 1)] = 1.0;\n",
+                "        j[(1, 0)] = -1.0e6;\n",
+                "    },\n",
+                ");\n",
+                "let mut linear = ", stringify!($method), "::new().with_linear_forces();\n",
+                "assert!(linear.linear_forces());\n",
+                "let mut iterated = ", stringify!($method), "::new();\n",
+                "let (mut a, mut b) = (Particle::new(1.0, 1.0, 0.0), Particle::new(1.0, 1.0, 0.0));\n",
+                "for i in 0..60 {\n",
+                "    let t = i as f64 / 60.0;\n",
+                "    linear.step(&mut a, &spring, t, 1.0 / 60.0)?;\n",
+                "    iterated.step(&mut b, &spring, t, 1.0 / 60.0)?;\n",
+                "}\n",
+                "assert!((a.position() - b.position()).abs() < 1e-12);\n",
+                "# Ok::<(), timestep::StepError>(())\n",
+                "```"
+            )]
+            #[must_use]
+            pub const fn with_linear_forces(self) -> Self {
+                let mut method = self;
+                method.newton.linear = true;
+                method
+            }
+
             /// The relative Newton tolerance set, or `None` for the default of the state's
             /// precision.
             pub fn tolerance(&self) -> Option<f64> {
@@ -101,13 +147,20 @@ macro_rules! newton_builders {
             pub fn structure(&self) -> $crate::Structure {
                 self.newton.structure
             }
+
+            /// Whether the forces are declared affine with an exact constant Jacobian
+            /// ([`with_linear_forces`](Self::with_linear_forces)).
+            pub fn linear_forces(&self) -> bool {
+                self.newton.linear
+            }
         }
     };
 }
 
 /// Serde for `$method` (whose settings are its Newton settings alone) through its public
 /// settings, checked again on the way in as the builders check them; saved under
-/// `$serde_name`, with a missing `structure` read as dense.
+/// `$serde_name`, with a missing `structure` read as dense and a missing `linear_forces` as
+/// `false`.
 #[cfg(feature = "serde")]
 macro_rules! newton_serde {
     ($method:ident, $serde_name:literal) => {
@@ -121,6 +174,8 @@ macro_rules! newton_serde {
                 max_iterations: usize,
                 #[serde(default)]
                 structure: $crate::Structure,
+                #[serde(default)]
+                linear_forces: bool,
             }
 
             impl serde::Serialize for $method {
@@ -132,6 +187,7 @@ macro_rules! newton_serde {
                         tolerance: self.newton.tolerance,
                         max_iterations: self.newton.max_iterations,
                         structure: self.newton.structure,
+                        linear_forces: self.newton.linear,
                     }
                     .serialize(serializer)
                 }
@@ -147,6 +203,7 @@ macro_rules! newton_serde {
                         saved.tolerance,
                         saved.max_iterations,
                         saved.structure,
+                        saved.linear_forces,
                     )
                     .map_err(serde::de::Error::custom)?;
                     Ok($method { newton })
@@ -225,6 +282,7 @@ impl InvalidSettings {
         tolerance: Option<f64>,
         max_iterations: usize,
         structure: crate::Structure,
+        linear: bool,
     ) -> Result<super::newton::Settings, InvalidSettings> {
         use super::newton::Settings;
         let refuse = |why| InvalidSettings { method, why };
@@ -236,6 +294,7 @@ impl InvalidSettings {
             tolerance,
             max_iterations,
             structure,
+            linear,
         })
     }
 }
