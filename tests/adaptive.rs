@@ -378,6 +378,28 @@ fn bounces_are_located_on_the_dense_output() {
     }
 }
 
+/// A step that ends a hair before a crossing (here `x = 2⁻⁵⁰` at `t = 1`, the steps exact in
+/// binary) leaves the root at the very start of the next step: it is a new event, reported
+/// once, not mistaken for the one just handled.
+#[test]
+fn a_crossing_just_after_a_step_s_end_is_an_event() {
+    use timestep::adaptive::{Direction, Event};
+    let falling = |_: &f64, _t: f64| -1.0;
+    let mut ground = Event::new(|x: &f64, _t: f64| *x).direction(Direction::Falling);
+    let mut crossings = Vec::new();
+    let mut x = 1.0 + 2.0_f64.powi(-50);
+    Adaptive::new(Dopri5)
+        .with_initial_step(0.25)
+        .with_max_step(0.25)
+        .solve_with_events(&mut x, &falling, 0.0, 2.0, &mut ground, |_, t, _| {
+            crossings.push(t)
+        })
+        .unwrap();
+    assert_eq!(crossings.len(), 1, "{crossings:?}");
+    assert!((crossings[0] - 1.0).abs() < 1e-14, "{crossings:?}");
+    assert!((x + 1.0).abs() < 1e-14, "{x}");
+}
+
 /// A terminal event stops the run with the state at the event; of two events, the earlier
 /// one fires first, and each is reported with its index.
 #[test]

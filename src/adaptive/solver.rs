@@ -473,6 +473,8 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         let dense = observer.is_some() || events.count() > 0;
         let watched = events.count().min(MAX_EVENTS);
         let mut g_start = [0.0; MAX_EVENTS];
+        // The event that acted where this step starts, if one did.
+        let mut handled: Option<usize> = None;
         for (i, g) in g_start.iter_mut().enumerate().take(watched) {
             *g = events.value(i, state, t0);
         }
@@ -576,9 +578,11 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
                         g_end[i],
                         tolerance.max(1e-15),
                     );
-                    // A root at the very start is the event just handled (its function
-                    // left at zero by the action): not a new one.
-                    let fresh = theta > 2.0 * tolerance;
+                    // A root at the very start of the step after an event is that event
+                    // again (its function left near zero by the action), not a new one;
+                    // after any other step it is new: the last step ended a hair before
+                    // the crossing.
+                    let fresh = handled != Some(i) || theta > 2.0 * tolerance;
                     if fresh && first.is_none_or(|(_, earliest)| theta < earliest) {
                         first = Some((i, theta));
                     }
@@ -616,12 +620,14 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
                 for (i, g) in g_start.iter_mut().enumerate().take(watched) {
                     *g = events.value(i, state, t_event);
                 }
+                handled = Some(index);
                 last = false;
                 after_rejection = false;
                 h = (h * decision.factor).abs().min(max_step) * direction;
                 continue;
             }
             g_start = g_end;
+            handled = None;
             if last {
                 return Ok(statistics);
             }
