@@ -238,7 +238,9 @@
 //!   ε = 10⁻⁶ Radau5 takes radau5.f's own steps (242 accepted, 2248 evaluations).
 //! - **Stiff springs at a fixed frame rate**: [`BackwardEuler`], stable for any stiffness;
 //!   it pays with damping you did not ask for. With a [banded](Structure::Banded) Jacobian
-//!   it solves chains and 1-D grids of 10⁵ unknowns in `O(n)` per Newton iteration. To keep
+//!   it solves chains and 1-D grids of 10⁵ unknowns in `O(n)` per Newton iteration; forces
+//!   that are linear with their Jacobian given (`with_linear_forces`: the heat equation,
+//!   linear springs) take one solve per step, as fast as the Thomas algorithm by hand. To keep
 //!   the oscillation instead, [`Trapezoid`] or [`ImplicitMidpoint`] (second order, stable for
 //!   any stiffness, a k = 10⁶ spring at 60 Hz keeps its energy to 10⁻¹² over 10⁵ steps; the
 //!   midpoint rule is symplectic), or [`Newmark`] for structural models; these keep stiff
