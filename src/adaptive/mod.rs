@@ -47,6 +47,7 @@ pub use embedded::PairWorkspace;
 pub(crate) use embedded::adaptive_pair;
 pub use events::{Action, Direction, Event, Events, NoAction};
 pub use method::AdaptiveMethod;
+pub(crate) use method::forward_adaptive_method;
 pub use solver::{Adaptive, Step};
 pub use tolerances::{ErrorNorm, Tolerances};
 
