@@ -40,6 +40,7 @@ mod embedded;
 mod events;
 mod method;
 mod solver;
+mod stiffness;
 mod tolerances;
 
 pub use controller::{Controller, Decision};
