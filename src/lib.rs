@@ -142,7 +142,7 @@
 //! | [`ExplicitEuler`] | one rate, a probe state and a sum | 24 MB |
 //! | [`Midpoint`], [`ImprovedEuler`] | two rates, a probe and a sum | 32 MB |
 //! | [`Rk4`] | four rates, a probe and a sum | 48 MB |
-//! | [`Verlet`] | the forces at both ends and a probe | 24 MB |
+//! | [`Verlet`] | the start force; from the first step with forces that read momenta (not [`Positional`] ones), also the end force and a probe | 8 MB; 24 MB from that step |
 //! | [`PositionVerlet`] | the forces at both ends, a probe, and its memory of the last step | 24 MB |
 //! | [`BackwardEuler`], tridiagonal Jacobian | six rates, a probe, four numbers per unknown, the band's LU (four diagonals) | 120 MB |
 //! | [`BackwardEuler`], dense Jacobian | as above, with an `n × n` matrix instead of the band | `8n²` bytes: for a few thousand unknowns at most |

@@ -221,95 +221,12 @@ macro_rules! adaptive_pair {
         $crate::adaptive::adaptive_pair!($method, $stages, $crate::adaptive::Controller::DOPRI5);
     };
     ($method:ident, $stages:literal, $controller:expr) => {
-        impl<S: $crate::State> $crate::adaptive::AdaptiveMethod<S> for $method {
-            type Workspace = $crate::adaptive::PairWorkspace<S, $stages>;
-
-            #[inline(always)]
-            fn workspace(&self, state: &S) -> Self::Workspace {
-                (&Self::PAIR).workspace(state)
-            }
-
-            #[inline(always)]
-            fn error_order(&self) -> u32 {
-                AdaptiveMethod::<S>::error_order(&&Self::PAIR)
-            }
-
-            #[inline(always)]
-            fn controller(&self) -> $crate::adaptive::Controller {
-                $controller
-            }
-
-            #[inline(always)]
-            fn begin<F: $crate::Forces<S> + ?Sized>(
-                &self,
-                workspace: &mut Self::Workspace,
-                state: &S,
-                forces: &F,
-                t: S::Scalar,
-                statistics: &mut $crate::adaptive::Statistics,
-            ) {
-                (&Self::PAIR).begin(workspace, state, forces, t, statistics)
-            }
-
-            #[inline(always)]
-            fn start_rate<'w>(
-                &self,
-                workspace: &'w Self::Workspace,
-            ) -> &'w $crate::DerivativeOf<S> {
-                (&Self::PAIR).start_rate(workspace)
-            }
-
-            #[inline(always)]
-            fn attempt<F: $crate::Forces<S> + ?Sized>(
-                &self,
-                workspace: &mut Self::Workspace,
-                state: &S,
-                forces: &F,
-                t: S::Scalar,
-                h: S::Scalar,
-                norm: &mut $crate::adaptive::ErrorNorm<'_, S>,
-                end: &mut S,
-                statistics: &mut $crate::adaptive::Statistics,
-            ) -> f64 {
-                (&Self::PAIR).attempt(workspace, state, forces, t, h, norm, end, statistics)
-            }
-
-            #[inline(always)]
-            fn accept<F: $crate::Forces<S> + ?Sized>(
-                &self,
-                workspace: &mut Self::Workspace,
-                start: &S,
-                end: &S,
-                forces: &F,
-                t: S::Scalar,
-                h: S::Scalar,
-                dense: bool,
-                statistics: &mut $crate::adaptive::Statistics,
-            ) {
-                (&Self::PAIR).accept(workspace, start, end, forces, t, h, dense, statistics)
-            }
-
-            #[inline(always)]
-            fn dense(
-                &self,
-                workspace: &mut Self::Workspace,
-                start: &S,
-                h: S::Scalar,
-                theta: f64,
-                out: &mut S,
-            ) {
-                (&Self::PAIR).dense(workspace, start, h, theta, out)
-            }
-
-            #[inline(always)]
-            fn step_on(&self, workspace: &mut Self::Workspace) {
-                AdaptiveMethod::<S>::step_on(&&Self::PAIR, workspace)
-            }
-
-            fn stiffness(&self, workspace: &mut Self::Workspace) -> Option<f64> {
-                AdaptiveMethod::<S>::stiffness(&&Self::PAIR, workspace)
-            }
-        }
+        $crate::adaptive::forward_adaptive_method!(
+            $method,
+            $crate::adaptive::PairWorkspace<S, $stages>,
+            &Self::PAIR,
+            $controller
+        );
     };
 }
 pub(crate) use adaptive_pair;

@@ -142,3 +142,130 @@ pub trait AdaptiveMethod<S: State> {
         None
     }
 }
+
+/// Implements [`AdaptiveMethod`] for the unit struct `$method` by handing every call to
+/// `$delegate`, the method it stands for, whose workspace is `$workspace` (named, rather
+/// than projected from the delegate's type, so that the docs show it); with `$controller`
+/// given, that is its controller instead of the delegate's. The delegate is written through
+/// `Self` (`Self::PAIR`, `Self.rosenbrock()`): a `self` written where the macro is called
+/// is not the methods' `self` (macro hygiene). `$workspace` may name the state type `S`.
+macro_rules! forward_adaptive_method {
+    ($method:ty, $workspace:ty, $delegate:expr) => {
+        $crate::adaptive::forward_adaptive_method!(
+            $method,
+            $workspace,
+            $delegate,
+            $crate::adaptive::AdaptiveMethod::<S>::controller(&$delegate)
+        );
+    };
+    ($method:ty, $workspace:ty, $delegate:expr, $controller:expr) => {
+        impl<S: $crate::State> $crate::adaptive::AdaptiveMethod<S> for $method {
+            type Workspace = $workspace;
+
+            #[inline(always)]
+            fn workspace(&self, state: &S) -> Self::Workspace {
+                $crate::adaptive::AdaptiveMethod::<S>::workspace(&$delegate, state)
+            }
+
+            #[inline(always)]
+            fn error_order(&self) -> u32 {
+                $crate::adaptive::AdaptiveMethod::<S>::error_order(&$delegate)
+            }
+
+            #[inline(always)]
+            fn controller(&self) -> $crate::adaptive::Controller {
+                $controller
+            }
+
+            #[inline(always)]
+            fn begin<F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace,
+                state: &S,
+                forces: &F,
+                t: S::Scalar,
+                statistics: &mut $crate::adaptive::Statistics,
+            ) {
+                $crate::adaptive::AdaptiveMethod::<S>::begin(
+                    &$delegate, workspace, state, forces, t, statistics,
+                )
+            }
+
+            #[inline(always)]
+            fn start_rate<'w>(
+                &self,
+                workspace: &'w Self::Workspace,
+            ) -> &'w $crate::DerivativeOf<S> {
+                $crate::adaptive::AdaptiveMethod::<S>::start_rate(&$delegate, workspace)
+            }
+
+            #[inline(always)]
+            fn attempt<F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace,
+                state: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                norm: &mut $crate::adaptive::ErrorNorm<'_, S>,
+                end: &mut S,
+                statistics: &mut $crate::adaptive::Statistics,
+            ) -> f64 {
+                $crate::adaptive::AdaptiveMethod::<S>::attempt(
+                    &$delegate, workspace, state, forces, t, h, norm, end, statistics,
+                )
+            }
+
+            #[inline(always)]
+            fn decide(
+                &self,
+                workspace: &mut Self::Workspace,
+                error: f64,
+            ) -> Option<$crate::adaptive::Decision> {
+                $crate::adaptive::AdaptiveMethod::<S>::decide(&$delegate, workspace, error)
+            }
+
+            #[inline(always)]
+            fn accept<F: $crate::Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut Self::Workspace,
+                start: &S,
+                end: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                dense: bool,
+                statistics: &mut $crate::adaptive::Statistics,
+            ) {
+                $crate::adaptive::AdaptiveMethod::<S>::accept(
+                    &$delegate, workspace, start, end, forces, t, h, dense, statistics,
+                )
+            }
+
+            #[inline(always)]
+            fn dense(
+                &self,
+                workspace: &mut Self::Workspace,
+                start: &S,
+                h: S::Scalar,
+                theta: f64,
+                out: &mut S,
+            ) {
+                $crate::adaptive::AdaptiveMethod::<S>::dense(
+                    &$delegate, workspace, start, h, theta, out,
+                )
+            }
+
+            #[inline(always)]
+            fn step_on(&self, workspace: &mut Self::Workspace) {
+                $crate::adaptive::AdaptiveMethod::<S>::step_on(&$delegate, workspace)
+            }
+
+            #[inline(always)]
+            fn stiffness(&self, workspace: &mut Self::Workspace) -> Option<f64> {
+                $crate::adaptive::AdaptiveMethod::<S>::stiffness(&$delegate, workspace)
+            }
+        }
+    };
+}
+pub(crate) use forward_adaptive_method;

@@ -40,6 +40,7 @@ mod embedded;
 mod events;
 mod method;
 mod solver;
+mod stiffness;
 mod tolerances;
 
 pub use controller::{Controller, Decision};
@@ -47,6 +48,7 @@ pub use embedded::PairWorkspace;
 pub(crate) use embedded::adaptive_pair;
 pub use events::{Action, Direction, Event, Events, NoAction};
 pub use method::AdaptiveMethod;
+pub(crate) use method::forward_adaptive_method;
 pub use solver::{Adaptive, Step};
 pub use tolerances::{ErrorNorm, Tolerances};
 

@@ -1,6 +1,7 @@
 //! [`Adaptive`]: the driver that steps an embedded pair under error control.
 
 use super::events::{Events, MAX_EVENTS, crosses, locate};
+use super::stiffness::StiffnessTest;
 use super::{AdaptiveError, AdaptiveMethod, Controller, ErrorNorm, Statistics, Tolerances};
 use crate::{DerivativeOf, Forces, Scalar, State, Vector};
 use num_traits::Float;
@@ -634,89 +635,6 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             method.step_on(stages);
             after_rejection = false;
             h = (h * decision.factor).abs().min(max_step) * direction;
-        }
-    }
-}
-
-/// dopri5.f's stiffness test: when it is due, and its counters.
-struct StiffnessTest {
-    /// Test every this many accepted steps (0: never).
-    every: u64,
-    /// Accepted steps until the next regular test.
-    countdown: u64,
-    /// Stiff steps since the last six non-stiff ones in a row.
-    stiff: u32,
-    /// Non-stiff steps in a row since the last stiff one.
-    non_stiff: u32,
-}
-
-impl StiffnessTest {
-    /// `h|λ|` over the stability boundary at which a step counts as held by stability:
-    /// dopri5.f's 3.25 for a boundary of 3.307.
-    const STIFF: f64 = 0.98;
-    /// Stiff steps that make a run stiff.
-    const RUN: u32 = 15;
-    /// Non-stiff steps in a row that clear the count.
-    const CLEAR: u32 = 6;
-
-    fn new(every: u64) -> Self {
-        StiffnessTest {
-            every,
-            countdown: every,
-            stiff: 0,
-            non_stiff: 0,
-        }
-    }
-
-    /// After an accepted step that ended at `t`: tests with `estimate` when it is due
-    /// (every `every`-th step, and every step once one was stiff). A countdown, not the
-    /// step count's remainder: a division per step shows on cheap problems.
-    ///
-    /// The countdown is inlined into the driver; the test itself is not.
-    #[inline(always)]
-    fn test(
-        &mut self,
-        estimate: impl FnOnce() -> Option<f64>,
-        t: f64,
-        statistics: &mut Statistics,
-    ) {
-        if self.every == 0 {
-            return;
-        }
-        self.countdown -= 1;
-        let regular = self.countdown == 0;
-        if regular {
-            self.countdown = self.every;
-        }
-        if !(regular || self.stiff > 0) {
-            return;
-        }
-        self.run_test(estimate, t, statistics);
-    }
-
-    /// The test, when it is due.
-    #[inline(never)]
-    fn run_test(
-        &mut self,
-        estimate: impl FnOnce() -> Option<f64>,
-        t: f64,
-        statistics: &mut Statistics,
-    ) {
-        let Some(ratio) = estimate() else {
-            return;
-        };
-        if ratio >= Self::STIFF {
-            statistics.stiff_steps += 1;
-            self.non_stiff = 0;
-            self.stiff += 1;
-            if self.stiff == Self::RUN && statistics.stiff_from.is_none() {
-                statistics.stiff_from = Some(t);
-            }
-        } else {
-            self.non_stiff += 1;
-            if self.non_stiff == Self::CLEAR {
-                self.stiff = 0;
-            }
         }
     }
 }

@@ -17,6 +17,11 @@ pub(crate) use complex::{Complex, ComplexMatrix};
 use entry::Entry;
 
 use crate::{Scalar, StepError};
+use core::iter::StepBy;
+use core::ops::Range;
+
+/// The columns of one group of [`Matrix::column_groups`].
+pub(crate) type Columns = StepBy<Range<usize>>;
 
 /// A square matrix of a given [`Structure`] in the storage its LU factorisation needs, with
 /// the row permutation of the last factorisation.
@@ -55,11 +60,6 @@ impl<T: Scalar> Matrix<T> {
         self.dim
     }
 
-    /// The structure, as stored.
-    pub(crate) fn structure(&self) -> Structure {
-        self.structure
-    }
-
     /// Sets every entry to zero.
     pub(crate) fn clear(&mut self) {
         self.entries.fill(T::zero());
@@ -68,6 +68,34 @@ impl<T: Scalar> Matrix<T> {
     /// A view forces (and finite differences) write `∂fᵢ/∂yⱼ` into.
     pub(crate) fn as_jacobian(&mut self) -> Jacobian<'_, T> {
         Jacobian::over(&mut self.entries, self.dim, self.structure)
+    }
+
+    /// The columns finite differences perturb together, group by group: every
+    /// `bandwidth`-th column, so that no row sees two of a group and one evaluation
+    /// differences them all (dense: each column on its own).
+    pub(crate) fn column_groups(&self) -> impl ExactSizeIterator<Item = Columns> + use<T> {
+        let dim = self.dim;
+        let groups = self.structure.bandwidth().min(dim);
+        (0..groups).map(move |group| (group..dim).step_by(groups))
+    }
+
+    /// Writes the forward differences of one group of `columns`, perturbed together by
+    /// `steps[j]` each: `J[(i, j)] = change(i) / steps[j]` for every row `i` column `j` may
+    /// have, `change(i)` what the perturbation moved row `i` of the function by.
+    #[inline]
+    pub(crate) fn set_differences(
+        &mut self,
+        columns: Columns,
+        steps: &[T],
+        change: impl Fn(usize) -> T,
+    ) {
+        let (dim, structure) = (self.dim, self.structure);
+        let mut jacobian = self.as_jacobian();
+        for j in columns {
+            for i in structure.rows_of_column(j, dim) {
+                jacobian[(i, j)] = change(i) / steps[j];
+            }
+        }
     }
 
     /// Replaces `J` by `I − D J`, `D = diag(factor(i))`: the Newton matrix of an implicit

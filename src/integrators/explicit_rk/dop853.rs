@@ -3,7 +3,7 @@
 
 use super::pairs::EmbeddedPair;
 use super::{Tableau, explicit_rk};
-use crate::adaptive::{AdaptiveMethod, Controller};
+use crate::adaptive::Controller;
 
 /// Dormand and Prince's 8(5,3) pair as Hairer's DOP853 runs it: twelve stages of an
 /// eighth-order method, the rate at the new state (the next step's first stage), and

@@ -2,7 +2,6 @@
 //! estimates the local error, and a continuous extension for the state between steps.
 
 use super::{Tableau, explicit_rk};
-use crate::adaptive::AdaptiveMethod;
 
 /// An explicit Runge–Kutta method with an embedded error estimate and a continuous
 /// extension (dense output).

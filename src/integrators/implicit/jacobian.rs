@@ -3,8 +3,9 @@
 //! give the Jacobian ([`Forces::jacobian`]), by forward differences otherwise.
 //!
 //! Backward Euler differences its Newton residual instead (a function of the end-of-step
-//! rate, not of the state), so it keeps its own loop; the column grouping for a band and the
-//! rounding-exact steps are the same here.
+//! rate, not of the state), and Radau5 takes radau5.f's steps, so each sizes its own steps;
+//! the column grouping for a band and the writing of the differences are shared
+//! (`Matrix::column_groups`, `Matrix::set_differences`).
 
 use crate::linalg::Matrix;
 use crate::{DerivativeOf, Forces, Scalar, State, Vector};
@@ -61,14 +62,13 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
         steps,
     } = work;
     let has_coordinates = state.coordinates_into(coordinates);
-    let n = matrix.dim();
-    let structure = matrix.structure();
-    let groups = structure.bandwidth().min(n);
+    let groups = matrix.column_groups();
+    let evaluations = groups.len() as u64;
     let sqrt_epsilon = S::Scalar::epsilon().sqrt();
     let hairer_floor = (S::Scalar::epsilon() * S::Scalar::from_f64(1e-5)).sqrt();
     nudge.set_zero();
-    for group in 0..groups {
-        for j in (group..n).step_by(groups) {
+    for columns in groups {
+        for j in columns.clone() {
             let moved = (h * rate.component(j)).abs().max(floor(j));
             let delta = if has_coordinates {
                 let y = coordinates.component(j);
@@ -87,15 +87,13 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
         }
         state.probe_into(nudge, S::Scalar::one(), probe);
         probe.derivative_into(forces, t, nudged_rate);
-        let mut jacobian = matrix.as_jacobian();
-        for j in (group..n).step_by(groups) {
-            for i in structure.rows_of_column(j, n) {
-                jacobian[(i, j)] = (nudged_rate.component(i) - rate.component(i)) / steps[j];
-            }
+        let change = |i| nudged_rate.component(i) - rate.component(i);
+        matrix.set_differences(columns.clone(), steps, change);
+        for j in columns {
             nudge.set_component(j, S::Scalar::zero());
         }
     }
-    groups as u64
+    evaluations
 }
 
 /// Writes `∂f/∂t` at (`state`, `t`) into `out` by a central difference in time (two force

@@ -616,13 +616,11 @@ impl<'w, S: State> Newton<'w, S> {
             });
             return Ok(true);
         }
-        let n = self.matrix.dim();
-        let structure = self.matrix.structure();
-        let groups = structure.bandwidth().min(n);
+        let groups = self.matrix.column_groups();
         let sqrt_epsilon = S::Scalar::epsilon().sqrt();
-        for group in 0..groups {
+        for columns in groups {
             self.nudged.assign(self.rate);
-            for j in (group..n).step_by(groups) {
+            for j in columns.clone() {
                 // Sized by what it moves, whatever the stage: the step's rate, and the
                 // end-of-step coordinate it shifts by `h dt`.
                 let d = self.rate.component(j);
@@ -637,14 +635,8 @@ impl<'w, S: State> Newton<'w, S> {
                 self.nudges[j] = self.nudged.component(j) - d;
             }
             self.residual_into(state, forces, stage_time, stage_dt, Probe::Nudged);
-            let mut jacobian = self.matrix.as_jacobian();
-            for j in (group..n).step_by(groups) {
-                for i in structure.rows_of_column(j, n) {
-                    jacobian[(i, j)] = (self.nudged_residual.component(i)
-                        - self.residual.component(i))
-                        / self.nudges[j];
-                }
-            }
+            let change = |i| self.nudged_residual.component(i) - self.residual.component(i);
+            self.matrix.set_differences(columns, self.nudges, change);
         }
         Ok(false)
     }

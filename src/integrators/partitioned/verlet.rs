@@ -42,14 +42,18 @@ use crate::{Forces, State, StepError};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Verlet;
 
-/// The buffers of a velocity Verlet step: the forces at both ends, the velocity after the
-/// first half kick, and the probe state whose force ends the step.
+/// The buffers of a velocity Verlet step: the start force, the velocity after the first
+/// half kick, and for forces that read momenta the end force and the predicted state it is
+/// seen at.
 #[derive(Clone, Debug)]
 pub struct VerletWorkspace<S: State> {
     start: S::Force,
-    end: S::Force,
     velocity: S::Velocity,
-    predicted: S,
+    /// The end force and the predicted state, made on the first step whose forces read
+    /// momenta: [`Positional`](crate::Positional) forces never use them, and for
+    /// [`Particles`](crate::Particles) they are four of the workspace's six copies of the
+    /// positions.
+    predicted: Option<(S::Force, S)>,
 }
 
 impl<S: State> VerletWorkspace<S> {
@@ -57,10 +61,9 @@ impl<S: State> VerletWorkspace<S> {
     pub(super) fn new(state: &S) -> Self {
         let rate = state.zero_rate();
         VerletWorkspace {
-            start: rate.force.clone(),
-            end: rate.force,
+            start: rate.force,
             velocity: rate.velocity,
-            predicted: state.clone(),
+            predicted: None,
         }
     }
 }
@@ -84,13 +87,14 @@ impl Scheme for Verlet {
     ) -> Result<(), StepError> {
         let VerletWorkspace {
             start,
-            end,
             velocity,
             predicted,
         } = workspace;
         forces.force_into(state, t, start);
         state.kick_drift(start, half(dt), dt, velocity);
         let end = if forces.reads_momenta() {
+            let (end, predicted) =
+                predicted.get_or_insert_with(|| (state.zero_force(), state.clone()));
             predict(state, start, dt, predicted);
             forces.force_into(predicted, t + dt, end);
             end

@@ -169,18 +169,16 @@ impl<S: State> Radau5Workspace<S> {
             self.probe.derivative_into(forces, t, &mut self.f[1]);
             evaluations += 1;
         }
-        let n = linear.jacobian.dim();
-        let structure = linear.jacobian.structure();
-        let groups = structure.bandwidth().min(n);
+        let groups = linear.jacobian.column_groups();
         let epsilon = S::Scalar::epsilon();
         let floor = s::<S::Scalar>(1e-5);
-        for group in 0..groups {
+        for columns in groups {
             if at_end_stage {
                 self.scratch.assign(&self.z[2]);
             } else {
                 self.scratch.set_zero();
             }
-            for j in (group..n).step_by(groups) {
+            for j in columns.clone() {
                 let size = if self.has_coordinates {
                     self.coordinates.component(j).abs()
                 } else {
@@ -199,13 +197,10 @@ impl<S: State> Radau5Workspace<S> {
             } else {
                 &self.start_rate
             };
-            let mut jacobian = linear.jacobian.as_jacobian();
-            for j in (group..n).step_by(groups) {
-                for i in structure.rows_of_column(j, n) {
-                    jacobian[(i, j)] =
-                        (self.f[0].component(i) - base.component(i)) / linear.real_rhs[j];
-                }
-            }
+            let change = |i| self.f[0].component(i) - base.component(i);
+            linear
+                .jacobian
+                .set_differences(columns, &linear.real_rhs, change);
         }
         Ok(evaluations)
     }
