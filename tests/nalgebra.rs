@@ -1,6 +1,6 @@
 //! nalgebra's vectors are states (feature `nalgebra`): `Vector3<f64>` and `Vector2<f32>`
-//! (fixed size, by value) and `DVector` (run-time size, in place) step with every method to
-//! the same bits as glam's vectors and `Vec`s do, and interpolate.
+//! (fixed size, by value) step with every method to the same bits as glam's vectors do,
+//! `DVector` (run-time size, in place) to their rounding, as `Vec`s do, and they interpolate.
 #![cfg(feature = "nalgebra")]
 
 use glam::{DVec3, Vec2};
@@ -37,7 +37,15 @@ fn every_method_steps_nalgebra_vectors_as_glam_steps_its_own() {
             dvector_method.step(&mut c, &by_dvector, t, 0.05).unwrap();
         }
         assert_eq!([a.x, a.y, a.z], [b.x, b.y, b.z], "{kind}");
-        assert_eq!([a.x, a.y, a.z], [c[0], c[1], c[2]], "{kind}");
+        // A run-time-sized state forms each Runge–Kutta probe in one pass over memory, a
+        // fixed-size one in two parts that shorten the chain from one evaluation to the
+        // next (`State::splits_probes`): the same sums, rounded differently.
+        for (glam, dvector) in [a.x, a.y, a.z].into_iter().zip(c.iter()) {
+            assert!(
+                (glam - dvector).abs() <= 1e-13 * (1.0 + glam.abs()),
+                "{kind}: {glam} vs {dvector}"
+            );
+        }
         // 2.5 s of the exact motion: radius e^(−0.25) of the start's, to the method's
         // order at dt = 0.05.
         let radius = (a.x * a.x + a.y * a.y).sqrt();
