@@ -22,7 +22,8 @@
 //! `Adaptive` with `Dop853` against `ode_solvers`' `Dop853` and `differential-equations`'
 //! `dop853()` (the 5(4) pairs are in the search), each at the tolerance that just reaches
 //! the error (see [`adaptive`] and [`search`]); each side's error is checked and printed
-//! before measuring.
+//! before measuring. A fourth function, `evaluations`, is the floor under them all: the
+//! fewest evaluations a side makes, one after another ([`evaluation_chain`]).
 //!
 //! ```text
 //! cargo bench --bench peers
@@ -422,8 +423,10 @@ fn adaptive_group<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
     sides: [(&str, Side); 3],
 ) {
     let group_name = format!("peers/adaptive-{name}-{target:e}");
+    let mut fewest = u64::MAX;
     for (function, side) in sides {
         let (end, evaluations) = run_side(p, side);
+        fewest = fewest.min(evaluations);
         let error = problems::distance(&end, &p.reference);
         println!("{group_name}: {function} {side:?}: error {error:.2e}, {evaluations} evaluations");
         assert!(
@@ -435,7 +438,29 @@ fn adaptive_group<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
     for (function, side) in sides {
         group.bench_function(function, |b| b.iter(|| run_side(black_box(p), side)));
     }
+    group.bench_function("evaluations", |b| {
+        b.iter(|| evaluation_chain(black_box(p), fewest))
+    });
     group.finish();
+}
+
+/// `n` evaluations of the right-hand side one after another, each probing along the last
+/// (`y ← y + h f(y)`, `h` small enough to stay where the problem starts): the floor under
+/// any method that makes `n` evaluations, since a Runge–Kutta stage cannot start before
+/// the one it probes along has ended. The `evaluations` function of the adaptive groups,
+/// at the fewest evaluations a side makes there.
+fn evaluation_chain<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]>(
+    p: &Ivp<N, F>,
+    n: u64,
+) -> [f64; N] {
+    let mut y = p.start;
+    for _ in 0..n {
+        let k = (p.f)(&y, 0.0);
+        for (y, k) in y.iter_mut().zip(k) {
+            *y += 1e-12 * k;
+        }
+    }
+    y
 }
 
 /// The `peers/adaptive-*` groups. Each side runs at the tolerance that just reaches the
