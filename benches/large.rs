@@ -33,7 +33,8 @@
 //! cargo bench --bench large -- --warm-up-time 1 --measurement-time 3
 //! ```
 
-use criterion::{BatchSize, Criterion, criterion_group};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group};
 use glam::DVec3;
 use std::hint::black_box;
 use std::time::Duration;
@@ -538,81 +539,19 @@ fn large(c: &mut Criterion) {
             d: vec![0.0; n],
         };
         hand_heat(&mut hand, &mut thomas, scale, HEAT_DT, HEAT_STEPS);
-        let largest = hand.iter().fold(0.0_f64, |m, u| m.max(u.abs()));
-        let mut check = start.clone();
-        timestep_steps(
-            &mut Stepper::new(tridiagonal()),
-            &mut check,
-            &finite_differences,
-            HEAT_DT,
-            HEAT_STEPS,
-        );
-        let mut check_analytic = start.clone();
-        timestep_steps(
-            &mut Stepper::new(tridiagonal()),
-            &mut check_analytic,
-            &analytic,
-            HEAT_DT,
-            HEAT_STEPS,
-        );
-        let mut check_linear = start.clone();
-        timestep_steps(
-            &mut Stepper::new(tridiagonal().with_linear_forces()),
-            &mut check_linear,
-            &analytic,
-            HEAT_DT,
-            HEAT_STEPS,
-        );
-        for (what, u) in [
-            ("finite differences", &check),
-            ("analytic", &check_analytic),
-            ("linear", &check_linear),
-        ] {
-            let difference = u
-                .iter()
-                .zip(&hand)
-                .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
-            // Backward Euler accepts a Newton correction of up to 64 ε Σⱼ |∂fᵢ/∂uⱼ| |uⱼ| (what
-            // rounding of the end-of-step state leaves unresolved): with |∂f/∂u| = 4/dx²,
-            // 64 ε · 4 dt/dx² relative per step, 6·10⁻⁷ at N = 10⁵.
-            let allowed = (64.0 * f64::EPSILON * 4.0 * HEAT_DT * scale).max(1e-9)
-                * HEAT_STEPS as f64
-                * largest;
-            assert!(
-                difference <= allowed,
-                "heat N = {n} ({what}): backward Euler differs from the Thomas algorithm by \
-                 {difference:e}"
-            );
-        }
-
         // Each iteration starts from the initial condition (copied outside the timing):
         // stepped on and on, the solution would decay into subnormal numbers.
         let mut group = c.benchmark_group(format!("large/heat-backward-euler-{n}"));
         group.sample_size(10);
-        let mut stepper = Stepper::new(tridiagonal());
-        group.bench_function("timestep", |b| {
-            b.iter_batched_ref(
-                || start.clone(),
-                |u| timestep_steps(&mut stepper, u, &finite_differences, HEAT_DT, HEAT_STEPS),
-                BatchSize::LargeInput,
-            )
-        });
-        let mut stepper = Stepper::new(tridiagonal());
-        group.bench_function("timestep-jacobian", |b| {
-            b.iter_batched_ref(
-                || start.clone(),
-                |u| timestep_steps(&mut stepper, u, &analytic, HEAT_DT, HEAT_STEPS),
-                BatchSize::LargeInput,
-            )
-        });
-        let mut stepper = Stepper::new(tridiagonal().with_linear_forces());
-        group.bench_function("timestep-linear", |b| {
-            b.iter_batched_ref(
-                || start.clone(),
-                |u| timestep_steps(&mut stepper, u, &analytic, HEAT_DT, HEAT_STEPS),
-                BatchSize::LargeInput,
-            )
-        });
+        let heat = Heat {
+            start: &start,
+            hand: &hand,
+            scale,
+        };
+        heat.side(&mut group, "timestep", tridiagonal(), &finite_differences);
+        heat.side(&mut group, "timestep-jacobian", tridiagonal(), &analytic);
+        let linear = tridiagonal().with_linear_forces();
+        heat.side(&mut group, "timestep-linear", linear, &analytic);
         group.bench_function("handwritten", |b| {
             b.iter_batched_ref(
                 || start.clone(),
@@ -621,6 +560,59 @@ fn large(c: &mut Criterion) {
             )
         });
         group.finish();
+    }
+}
+
+/// One heat group's start, the Thomas algorithm's end state, and `1/dx²`.
+struct Heat<'a> {
+    start: &'a [f64],
+    hand: &'a [f64],
+    scale: f64,
+}
+
+impl Heat<'_> {
+    /// A `timestep` side of the group: `method` on `forces`, checked against the Thomas
+    /// algorithm's end state, then measured as `function`.
+    fn side<F: Forces<Vec<f64>>>(
+        &self,
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        function: &str,
+        method: BackwardEuler,
+        forces: &F,
+    ) {
+        let mut u = self.start.to_vec();
+        timestep_steps(
+            &mut Stepper::new(method),
+            &mut u,
+            forces,
+            HEAT_DT,
+            HEAT_STEPS,
+        );
+        let largest = self.hand.iter().fold(0.0_f64, |m, u| m.max(u.abs()));
+        let difference = u
+            .iter()
+            .zip(self.hand)
+            .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+        // Backward Euler accepts a Newton correction of up to 64 ε Σⱼ |∂fᵢ/∂uⱼ| |uⱼ| (what
+        // rounding of the end-of-step state leaves unresolved): with |∂f/∂u| = 4/dx²,
+        // 64 ε · 4 dt/dx² relative per step, 6·10⁻⁷ at N = 10⁵.
+        let allowed = (64.0 * f64::EPSILON * 4.0 * HEAT_DT * self.scale).max(1e-9)
+            * HEAT_STEPS as f64
+            * largest;
+        assert!(
+            difference <= allowed,
+            "heat N = {} ({function}): backward Euler differs from the Thomas algorithm by \
+             {difference:e}",
+            self.start.len()
+        );
+        let mut stepper = Stepper::new(method);
+        group.bench_function(function, |b| {
+            b.iter_batched_ref(
+                || self.start.to_vec(),
+                |u| timestep_steps(&mut stepper, u, forces, HEAT_DT, HEAT_STEPS),
+                BatchSize::LargeInput,
+            )
+        });
     }
 }
 
