@@ -819,7 +819,9 @@ impl OrientationUpdate {
             // another). Inlined; the exponential update, which calls sine and cosine, is
             // not.
             OrientationUpdate::Additive => q.add_scaled(spin, dt).normalize(),
-            OrientationUpdate::Exponential => exponential_turn(q, spin, dt),
+            OrientationUpdate::Exponential => {
+                super::precision::rebuilt(exponential_turn(q, spin, dt))
+            }
         }
     }
 }

@@ -330,7 +330,7 @@ macro_rules! forward_to_glam {
                     // the scalar `DQuat` multiplies by its inverse).
                     <$q>::normalize(self)
                 } else {
-                    normalize_scaled(self)
+                    rebuilt(normalize_scaled(self))
                 }
             }
         }
@@ -373,6 +373,16 @@ macro_rules! forward_to_glam {
 forward_to_glam! {
     f32: Vec3, Quat, Mat3, Mat4;
     f64: DVec3, DQuat, DMat3, DMat4;
+}
+
+/// `q` made anew from its coordinates: the result of an out-of-line call on a cold path,
+/// which the call returns through memory, as a new value, so that the hot path's result
+/// it merges with stays in registers (written as the call's destination, both go through
+/// the stack, and a rigid body's step slowed by 6%).
+#[inline(always)]
+pub(crate) fn rebuilt<Q: Quaternion>(q: Q) -> Q {
+    let [x, y, z] = q.xyz().to_array();
+    Q::from_xyzw(x, y, z, q.w())
 }
 
 /// A quaternion whose squared length overflows or underflows (or is not finite),
