@@ -151,7 +151,11 @@ impl Controller {
             } else {
                 pow(*previous, self.beta)
             };
-            let factor = (self.safety * memory / plain).clamp(self.min_factor, self.max_factor);
+            // `max` and `min`, not `clamp`: its check of the bounds kept it out of line, a
+            // call between the error and the next step.
+            let factor = (self.safety * memory / plain)
+                .max(self.min_factor)
+                .min(self.max_factor);
             *previous = error.max(1e-4);
             Decision {
                 accept: true,

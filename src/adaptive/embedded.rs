@@ -5,6 +5,10 @@ use super::{AdaptiveMethod, ErrorNorm, Statistics};
 use crate::integrators::{EmbeddedPair, Stages, combination};
 use crate::{DerivativeOf, Forces, Scalar, State, Vector};
 
+/// The most bytes of stage rates an attempt copies out of the workspace into locals: a
+/// state of up to eight `f64` with sixteen stages.
+const LOCAL_RATES: usize = 1024;
+
 /// The buffers of a pair's run: one rate per stage, a probe state for the stages, and two
 /// rates for sums of stages; and the pair's stage counts, read once from its tables.
 pub struct PairWorkspace<S: State, const N: usize> {
@@ -73,52 +77,57 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         end: &mut S,
         statistics: &mut Statistics,
     ) -> f64 {
+        if S::splits_probes() && size_of::<[DerivativeOf<S>; N]>() <= LOCAL_RATES {
+            // A small state of fixed size: the step's buffers as locals, which the compiler
+            // keeps in registers, where in the workspace every term of every stage's sums
+            // is a load and a store (Arenstorf with DOP853: 67.6 → 60.8 µs, the
+            // hand-written loop 55.8); the rates are handed back for the next step and the
+            // dense output.
+            let mut rates = workspace.rates.clone();
+            let (mut probe, mut sum, mut error) = (
+                workspace.probe.clone(),
+                workspace.sum.clone(),
+                workspace.error.clone(),
+            );
+            let estimate = self.attempt_in(
+                &mut rates,
+                &mut probe,
+                &mut sum,
+                &mut error,
+                workspace.attempt_stages,
+                state,
+                forces,
+                t,
+                h,
+                norm,
+                end,
+                statistics,
+            );
+            workspace.rates = rates;
+            return estimate;
+        }
         let PairWorkspace {
             rates,
             probe,
             sum,
             error,
-            attempt_stages: stages,
+            attempt_stages,
             ..
         } = workspace;
-        let stages = *stages;
-        // The first stage is the start rate, from `begin` or the last step.
-        self.tableau.stages(
+        self.attempt_in(
             rates,
             probe,
             sum,
+            error,
+            *attempt_stages,
             state,
             forces,
             t,
             h,
-            Stages::Span(1, stages),
-        );
-        statistics.evaluations += stages as u64 - 1;
-
-        let (direction, factor) = combination(&self.tableau.b, rates, sum);
-        end.clone_from(state);
-        end.advance(direction, h * S::Scalar::from_f64(factor));
-
-        norm.measure(state, end);
-        let h = h.to_f64().abs();
-        let (direction, factor) = combination(&self.error, rates, error);
-        let Some(guard) = &self.error_guard else {
-            return norm.norm(direction, h * factor);
-        };
-        let (guard_direction, guard_factor) = combination(guard, rates, sum);
-        // `e²/√(e² + 0.01 ℓ²)` with `e² = Σ₅/n` and `ℓ² = Σ₃/n` (the squared norms) is
-        // `Σ₅/√(n (Σ₅ + 0.01 Σ₃))`: from the sums, one root and one division.
-        let (first, second) =
-            norm.square_sums(direction, h * factor, guard_direction, h * guard_factor);
-        let denominator = first + 0.01 * second;
-        if denominator > 0.0 {
-            let n = direction.dim().max(1) as f64;
-            first / num_traits::Float::sqrt(n * denominator)
-        } else {
-            // Both estimates vanish (or are NaN, which the comparison sends here too): keep
-            // a NaN, and a zero is a zero.
-            first + second
-        }
+            norm,
+            end,
+            statistics,
+        )
     }
 
     #[inline(always)]
@@ -230,6 +239,65 @@ macro_rules! adaptive_pair {
     };
 }
 pub(crate) use adaptive_pair;
+
+impl<const N: usize> EmbeddedPair<N> {
+    /// [`AdaptiveMethod::attempt`] with its buffers given.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn attempt_in<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        rates: &mut [DerivativeOf<S>; N],
+        probe: &mut S,
+        sum: &mut DerivativeOf<S>,
+        error: &mut DerivativeOf<S>,
+        stages: usize,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        norm: &mut ErrorNorm<'_, S>,
+        end: &mut S,
+        statistics: &mut Statistics,
+    ) -> f64 {
+        // The first stage is the start rate, from `begin` or the last step.
+        self.tableau.stages(
+            rates,
+            probe,
+            sum,
+            state,
+            forces,
+            t,
+            h,
+            Stages::Span(1, stages),
+        );
+        statistics.evaluations += stages as u64 - 1;
+
+        let (direction, factor) = combination(&self.tableau.b, rates, sum);
+        end.clone_from(state);
+        end.advance(direction, h * S::Scalar::from_f64(factor));
+
+        norm.measure(state, end);
+        let h = h.to_f64().abs();
+        let (direction, factor) = combination(&self.error, rates, error);
+        let Some(guard) = &self.error_guard else {
+            return norm.norm(direction, h * factor);
+        };
+        let (guard_direction, guard_factor) = combination(guard, rates, sum);
+        // `e²/√(e² + 0.01 ℓ²)` with `e² = Σ₅/n` and `ℓ² = Σ₃/n` (the squared norms) is
+        // `Σ₅/√(n (Σ₅ + 0.01 Σ₃))`: from the sums, one root and one division.
+        let (first, second) =
+            norm.square_sums(direction, h * factor, guard_direction, h * guard_factor);
+        let denominator = first + 0.01 * second;
+        if denominator > 0.0 {
+            let n = direction.dim().max(1) as f64;
+            first / num_traits::Float::sqrt(n * denominator)
+        } else {
+            // Both estimates vanish (or are NaN, which the comparison sends here too): keep
+            // a NaN, and a zero is a zero.
+            first + second
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
