@@ -80,9 +80,9 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         if S::splits_probes() && size_of::<[DerivativeOf<S>; N]>() <= LOCAL_RATES {
             // A small state of fixed size: the step's buffers as locals, which the compiler
             // keeps in registers, where in the workspace every term of every stage's sums
-            // is a load and a store (Arenstorf with DOP853: 67.6 → 60.8 µs, the
-            // hand-written loop 55.8); the rates are handed back for the next step and the
-            // dense output.
+            // is a load and a store (DOP853 on Arenstorf at 10⁻⁶: 126 → 116 µs, the
+            // hand-written bound of benches/adaptive_sol.rs about 107); the rates are handed
+            // back for the next step and the dense output.
             let mut rates = workspace.rates.clone();
             let (mut probe, mut sum, mut error) = (
                 workspace.probe.clone(),
