@@ -31,9 +31,7 @@ mod problems;
 mod shared;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ode_solvers::dop_shared::OutputType;
-use ode_solvers::{SVector, System};
-use shared::rung;
+use shared::{Rhs, rung};
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::adaptive::{Adaptive, Tolerances};
@@ -61,10 +59,6 @@ struct Ivp<const N: usize, F> {
     /// ten-thousandfold.
     agree: f64,
 }
-
-/// The bound every function here puts on a problem's right-hand side.
-trait Rhs<const N: usize>: Fn(&[f64; N], f64) -> [f64; N] + Copy {}
-impl<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy> Rhs<N> for F {}
 
 /// What a run ends with.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -311,46 +305,13 @@ fn by_timestep<const N: usize, F: Rhs<N>>(
     (y, statistics)
 }
 
-/// `ode_solvers`' system, as in benches/peers.rs.
-struct OdeSolversIvp<F>(F);
-
-impl<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]> System<f64, SVector<f64, N>>
-    for OdeSolversIvp<F>
-{
-    fn system(&self, t: f64, y: &SVector<f64, N>, dy: &mut SVector<f64, N>) {
-        *dy = SVector::from((self.0)(&(*y).into(), t));
-    }
-}
-
 /// ode_solvers' Dop853, as benches/peers.rs runs it.
 #[inline(never)]
 fn by_ode_solvers<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     tol: f64,
 ) -> ([f64; N], ode_solvers::dop_shared::Stats) {
-    let mut solver = ode_solvers::Dop853::from_param(
-        OdeSolversIvp(p.f),
-        0.0,
-        p.end,
-        p.end,
-        SVector::from(p.start),
-        tol,
-        tol,
-        0.9,
-        0.0,
-        0.333,
-        6.0,
-        p.end,
-        0.0,
-        1_000_000,
-        1000,
-        OutputType::Sparse,
-    );
-    let stats = solver.integrate().expect("Dop853 within its step budget");
-    (
-        (*solver.y_out().last().expect("the end state")).into(),
-        stats,
-    )
+    shared::ode_solvers_dop853(p.f, p.start, p.end, tol)
 }
 
 /// A hand-written variant, by name.

@@ -41,7 +41,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use differential_equations::prelude::{ExplicitRungeKutta, IVP, ODE};
 use ode_solvers::dop_shared::OutputType;
 use ode_solvers::{SVector, System, Vector2};
-use shared::{Last, rung};
+use shared::{Last, OdeSolversIvp, Rhs, rung};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -180,7 +180,7 @@ enum Side {
 }
 
 /// The end state and the force evaluations, by `timestep`.
-fn adaptive_timestep<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]>(
+fn adaptive_timestep<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     pair: &str,
     tolerance: f64,
@@ -203,35 +203,22 @@ fn adaptive_timestep<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]>(
     (y, statistics.evaluations)
 }
 
-/// `ode_solvers`' system: the problem's `f` on its `SVector`.
-struct OdeSolversIvp<F>(F);
-
-impl<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]> System<f64, SVector<f64, N>>
-    for OdeSolversIvp<F>
-{
-    fn system(&self, t: f64, y: &SVector<f64, N>, dy: &mut SVector<f64, N>) {
-        *dy = SVector::from((self.0)(&(*y).into(), t));
-    }
-}
-
 /// The end state and the force evaluations, by `ode_solvers`, with its default controller
-/// settings (`from_param` with the values `new` uses) but `OutputType::Sparse`: it then
-/// computes no dense output (its default, `Dense`, forms the continuous extension every
-/// step) and stores each accepted step, which it always does.
-fn adaptive_ode_solvers<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
+/// settings but `OutputType::Sparse`, as [`shared::ode_solvers_dop853`] runs its DOP853.
+fn adaptive_ode_solvers<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     pair: Pair,
     tolerance: f64,
 ) -> ([f64; N], u64) {
-    let (system, y0, end) = (OdeSolversIvp(p.f), SVector::from(p.start), p.end);
-    let (stats, y) = match pair {
+    let end = p.end;
+    let (y, stats) = match pair {
         Pair::Dopri5 => {
             let mut solver = ode_solvers::Dopri5::from_param(
-                system,
+                OdeSolversIvp(p.f),
                 0.0,
                 end,
                 end,
-                y0,
+                SVector::from(p.start),
                 tolerance,
                 tolerance,
                 0.9,
@@ -245,38 +232,18 @@ fn adaptive_ode_solvers<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy
                 OutputType::Sparse,
             );
             let stats = solver.integrate().expect("Dopri5 within its step budget");
-            (stats, *solver.y_out().last().expect("the end state"))
+            let y = *solver.y_out().last().expect("the end state");
+            (y.into(), stats)
         }
-        Pair::Dop853 => {
-            let mut solver = ode_solvers::Dop853::from_param(
-                system,
-                0.0,
-                end,
-                end,
-                y0,
-                tolerance,
-                tolerance,
-                0.9,
-                0.0,
-                0.333,
-                6.0,
-                end,
-                0.0,
-                1_000_000,
-                1000,
-                OutputType::Sparse,
-            );
-            let stats = solver.integrate().expect("Dop853 within its step budget");
-            (stats, *solver.y_out().last().expect("the end state"))
-        }
+        Pair::Dop853 => shared::ode_solvers_dop853(p.f, p.start, end, tolerance),
     };
-    (y.into(), u64::from(stats.num_eval))
+    (y, u64::from(stats.num_eval))
 }
 
 /// `differential-equations`' system.
 struct DiffEqIvp<F>(F);
 
-impl<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]> ODE<f64, [f64; N]> for DiffEqIvp<F> {
+impl<const N: usize, F: Rhs<N>> ODE<f64, [f64; N]> for DiffEqIvp<F> {
     fn diff(&self, t: f64, y: &[f64; N], dydt: &mut [f64; N]) {
         *dydt = (self.0)(y, t);
     }
@@ -284,7 +251,7 @@ impl<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]> ODE<f64, [f64; N]> for D
 
 /// The end state and the force evaluations, by `differential-equations`, with an output
 /// that stores nothing.
-fn adaptive_differential_equations<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
+fn adaptive_differential_equations<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     pair: Pair,
     tolerance: f64,
@@ -317,10 +284,7 @@ fn adaptive_differential_equations<const N: usize, F: Fn(&[f64; N], f64) -> [f64
 }
 
 /// The end state and the evaluations of `side` on `p`.
-fn run_side<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
-    p: &Ivp<N, F>,
-    side: Side,
-) -> ([f64; N], u64) {
+fn run_side<const N: usize, F: Rhs<N>>(p: &Ivp<N, F>, side: Side) -> ([f64; N], u64) {
     match side {
         Side::Timestep(pair, tolerance) => adaptive_timestep(p, pair, tolerance),
         Side::OdeSolvers(pair, tolerance) => adaptive_ode_solvers(p, pair, tolerance),
@@ -334,7 +298,7 @@ fn run_side<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
 /// loosest on the ladder 10^(−k/8), k = 16 … 128 (10⁻² … 10⁻¹⁶), at which it and the next
 /// two tighter rungs end within `target` of the reference. With its error, evaluations and
 /// time (best of 20); or, if none does, the smallest error on the ladder and its tolerance.
-fn search<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
+fn search<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     side: Side,
     target: f64,
@@ -387,7 +351,7 @@ fn search<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
 /// Prints, for each problem and target, every candidate's tolerance found by [`search`]:
 /// how the constants in [`adaptive`] were found (`PEERS_SEARCH= cargo bench --bench peers
 /// -- adaptive` for all problems, `PEERS_SEARCH=lorenz` for one).
-fn search_all<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(name: &str, p: &Ivp<N, F>) {
+fn search_all<const N: usize, F: Rhs<N>>(name: &str, p: &Ivp<N, F>) {
     let candidates = [
         Side::Timestep("dopri5", 0.0),
         Side::Timestep("tsit5", 0.0),
@@ -415,7 +379,7 @@ fn search_all<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(name: &s
 /// One group: each side's error checked (within `target`, and not a hundred times below it:
 /// at 10⁻¹⁰ the error of a 5(4) pair jumps by tens around its tolerance), printed, then each
 /// side measured.
-fn adaptive_group<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
+fn adaptive_group<const N: usize, F: Rhs<N>>(
     c: &mut Criterion,
     name: &str,
     p: &Ivp<N, F>,
@@ -449,10 +413,7 @@ fn adaptive_group<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N] + Copy>(
 /// any method that makes `n` evaluations, since a Runge–Kutta stage cannot start before
 /// the one it probes along has ended. The `evaluations` function of the adaptive groups,
 /// at the fewest evaluations a side makes there.
-fn evaluation_chain<const N: usize, F: Fn(&[f64; N], f64) -> [f64; N]>(
-    p: &Ivp<N, F>,
-    n: u64,
-) -> [f64; N] {
+fn evaluation_chain<const N: usize, F: Rhs<N>>(p: &Ivp<N, F>, n: u64) -> [f64; N] {
     let mut y = p.start;
     for _ in 0..n {
         let k = (p.f)(&y, 0.0);

@@ -69,6 +69,7 @@
 //! ```
 
 #[path = "shared/mod.rs"]
+#[allow(dead_code)] // each bench takes what it needs
 mod shared;
 
 use criterion::{Criterion, criterion_group, criterion_main};
