@@ -265,3 +265,110 @@ impl fmt::Display for Number {
         }
     }
 }
+
+/// Why an adaptive run was refused or stopped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AdaptiveError {
+    /// `t0` or `t1` is infinite or `NaN`.
+    NonFiniteTime {
+        /// The start.
+        t0: f64,
+        /// The end.
+        t1: f64,
+    },
+    /// A tolerance is negative, infinite or `NaN`, or both are zero.
+    InvalidTolerance {
+        /// The relative tolerance.
+        relative: f64,
+        /// The absolute tolerance.
+        absolute: f64,
+    },
+    /// The controller's settings are out of range (see [`Controller`]).
+    InvalidController,
+    /// An initial or largest step that is zero or `NaN` (or, initial, infinite).
+    InvalidStep {
+        /// The step given.
+        h: f64,
+    },
+    /// The step the error asks for is too small to move `t` in its precision: the solution
+    /// is singular there, or the tolerance is too tight.
+    StepTooSmall {
+        /// Where the run stopped.
+        t: f64,
+        /// The step asked for.
+        h: f64,
+    },
+    /// The error estimate was infinite or `NaN` eleven attempts in a row, each step shorter
+    /// than the last by the controller's largest shrink, or until the step was too small
+    /// for the precision of `t`: the forces return infinity or `NaN` however short the
+    /// step. (A single non-finite estimate, from a step so long that the state overflows,
+    /// is a rejected step, retried shorter.)
+    NonFiniteError {
+        /// Where the run stopped.
+        t: f64,
+        /// The step tried.
+        h: f64,
+    },
+    /// A method could not take its step however short (Radau5's Newton iteration did
+    /// not converge, or its matrix was singular, at every step size tried down to the
+    /// precision of `t`): `cause` says which.
+    StepFailed {
+        /// Where the run stopped.
+        t: f64,
+        /// The last step tried.
+        h: f64,
+        /// Why the method's last attempt failed.
+        cause: StepError,
+    },
+    /// The sample times of [`Adaptive::solve_at`] are empty, not finite, or not ordered
+    /// from the start in one direction.
+    InvalidSampleTimes,
+    /// The run took the most steps allowed without reaching its end.
+    TooManySteps {
+        /// Where the run stopped.
+        t: f64,
+        /// The steps allowed.
+        steps: u64,
+    },
+}
+
+impl fmt::Display for AdaptiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            AdaptiveError::NonFiniteTime { t0, t1 } => {
+                write!(f, "the start and end times must be finite (t0 = {t0:e}, t1 = {t1:e})")
+            }
+            AdaptiveError::InvalidTolerance { relative, absolute } => write!(
+                f,
+                "tolerances must be finite and not negative, and not both zero (relative {relative:e}, absolute {absolute:e})"
+            ),
+            AdaptiveError::InvalidController => f.write_str(
+                "controller settings out of range: 0 < safety <= 1, 0 < min_factor <= 1 <= max_factor, 0 <= beta < 0.2",
+            ),
+            AdaptiveError::InvalidStep { h } => {
+                write!(f, "a step must be finite and non-zero, got {h:e}")
+            }
+            AdaptiveError::StepTooSmall { t, h } => write!(
+                f,
+                "the step size {h:e} needed at t = {t:e} is too small for the precision of t: the solution may be singular there, or the tolerance too tight"
+            ),
+            AdaptiveError::NonFiniteError { t, h } => write!(
+                f,
+                "the error estimate of the step of {h:e} from t = {t:e} is not finite: the forces returned infinity or NaN"
+            ),
+            AdaptiveError::StepFailed { t, h, cause } => write!(
+                f,
+                "the step from t = {t:e} failed at every size down to {h:e}: {cause}"
+            ),
+            AdaptiveError::InvalidSampleTimes => f.write_str(
+                "sample times must be finite, not empty, and ordered from the start in the direction of the run",
+            ),
+            AdaptiveError::TooManySteps { t, steps } => {
+                write!(f, "{steps} steps taken without reaching the end (stopped at t = {t:e})")
+            }
+        }
+    }
+}
+
+impl core::error::Error for AdaptiveError {}

@@ -511,6 +511,7 @@ compile_error!("timestep needs the `std` feature or, on no_std targets, the `lib
 pub mod adaptive;
 pub mod analytic;
 pub mod batch;
+pub mod control;
 mod error;
 mod fixed_timestep;
 mod integrators;
@@ -529,7 +530,11 @@ mod trajectory;
 mod vector;
 mod vector_space;
 
-pub use error::{MassError, StepError};
+pub use adaptive::Adaptive;
+#[cfg(feature = "alloc")]
+pub use adaptive::{Solution, solve};
+pub use control::{Statistics, Stop, Tolerances};
+pub use error::{AdaptiveError, MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dop853, Dopri5,
@@ -552,8 +557,8 @@ pub mod workspace {
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
         CompositionWorkspace, ExponentialEulerWorkspace, ImplicitWorkspace, MethodWorkspace,
-        PositionVerletWorkspace, Radau5Workspace, RkWorkspace, SemiImplicitEulerWorkspace,
-        VerletWorkspace,
+        PairWorkspace, PositionVerletWorkspace, Radau5Workspace, RkWorkspace,
+        SemiImplicitEulerWorkspace, VerletWorkspace,
     };
 }
 pub use interpolate::{Interpolate, InterpolateMotion};

@@ -1,6 +1,6 @@
 //! [`Particle`]: a point mass of any dimension.
 
-use crate::{Derivative, MassError, Scalar, State, VectorSpace};
+use crate::{Derivative, MassError, Scalar, State, Vector, VectorSpace};
 use num_traits::{Float, Zero};
 
 /// A point mass in any number of dimensions: `Particle<f64>` on a line, `Particle<Vec2>` in
@@ -353,6 +353,16 @@ impl<V: VectorSpace> State for Particle<V> {
     fn coordinates_into(&self, out: &mut Derivative<V, V>) -> bool {
         *out = Derivative::new(self.position, self.momentum);
         true
+    }
+
+    #[inline]
+    fn has_coordinates(&self) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn coordinate(&self, index: usize) -> V::Scalar {
+        Derivative::new(self.position, self.momentum).component(index)
     }
 }
 

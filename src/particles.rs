@@ -526,7 +526,7 @@ impl<V: VectorSpace> State for Particles<V> {
         // A lone term is not summed (its weight joins `dt`), nor is an empty sum: rounded
         // as the default does.
         if terms < 2 {
-            let (direction, factor) = crate::integrators::combination(weights, rates, sum);
+            let (direction, factor) = crate::vector::combination(weights, rates, sum);
             return self.advance(direction, dt * V::Scalar::from_f64(factor));
         }
         assert!(
@@ -583,5 +583,19 @@ impl<V: VectorSpace> State for Particles<V> {
         out.velocity.assign(&self.positions);
         out.force.assign(&self.momenta);
         true
+    }
+
+    fn has_coordinates(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn coordinate(&self, index: usize) -> V::Scalar {
+        let positions = self.positions.dim();
+        if index < positions {
+            self.positions.component(index)
+        } else {
+            self.momenta.component(index - positions)
+        }
     }
 }

@@ -235,7 +235,7 @@ pub trait State: Clone {
         dt: Self::Scalar,
         sum: &mut DerivativeOf<Self>,
     ) {
-        let (direction, factor) = crate::integrators::combination(weights, rates, sum);
+        let (direction, factor) = crate::vector::combination(weights, rates, sum);
         self.advance(direction, dt * Self::Scalar::from_f64(factor));
     }
 
@@ -402,6 +402,23 @@ pub trait State: Clone {
         false
     }
 
+    /// Whether the state gives its coordinates ([`coordinate`](State::coordinate),
+    /// [`coordinates_into`](State::coordinates_into)); `false` by default.
+    #[inline]
+    fn has_coordinates(&self) -> bool {
+        false
+    }
+
+    /// The state's own coordinate `index`, numbered as its rate's components (each
+    /// position where its velocity goes, each momentum where its force goes), read where
+    /// it is: error norms measure with it without copying the state. Zero (the default)
+    /// when the state does not [say](State::has_coordinates).
+    #[inline]
+    fn coordinate(&self, index: usize) -> Self::Scalar {
+        let _ = index;
+        <Self::Scalar as num_traits::Zero>::zero()
+    }
+
     /// The rate of the whole state at time `t`: its velocity and the force `forces` gives.
     #[inline]
     fn derivative<F: Forces<Self> + ?Sized>(
@@ -516,6 +533,16 @@ impl<V: Vector> State for V {
     fn coordinates_into(&self, out: &mut DerivativeOf<Self>) -> bool {
         out.force.assign(self);
         true
+    }
+
+    #[inline]
+    fn has_coordinates(&self) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn coordinate(&self, index: usize) -> V::Scalar {
+        self.component(index)
     }
 }
 

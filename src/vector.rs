@@ -294,3 +294,46 @@ mod slices {
     }
     impl_slice_vector!(Vec<V>, Box<[V]>);
 }
+
+/// `Σⱼ wⱼ kⱼ` as a direction and a factor: the one rate itself and its weight when only
+/// one weight is non-zero (no copy: a classic RK4 stage probes along `k` by `dt/2`), and
+/// otherwise the sum, written into `sum`, with factor 1. Unrolled like the stages, so that
+/// constant weights fold away (as a loop it kept RK4 on a particle 3× slower than by hand).
+#[inline(always)]
+pub(crate) fn combination<'a, D: Vector>(
+    weights: &[f64],
+    rates: &'a [D],
+    sum: &'a mut D,
+) -> (&'a D, f64) {
+    macro_rules! each_weight {
+        (|$j:ident, $w:ident| $body:block; $($index:literal)*) => {$(
+            if $index < weights.len() && weights[$index] != 0.0 {
+                let ($j, $w) = ($index, weights[$index]);
+                $body
+            }
+        )*};
+    }
+    let mut terms = 0;
+    let mut first = usize::MAX;
+    let mut last = 0;
+    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    match terms {
+        0 => {
+            sum.set_zero();
+            (sum, 0.0)
+        }
+        1 => (&rates[last], weights[last]),
+        _ => {
+            each_weight!(|j, w| {
+                let weight = D::Scalar::from_f64(w);
+                if j == first {
+                    sum.assign(&rates[j]);
+                    sum.scale_assign(weight);
+                } else {
+                    sum.add_scaled_assign(&rates[j], weight);
+                }
+            }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+            (sum, 1.0)
+        }
+    }
+}

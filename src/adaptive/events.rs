@@ -1,6 +1,11 @@
-//! [`Event`]s: zero crossings of functions of the state, located on the dense output.
+//! [`Event`]s: zero crossings of functions of the state, located on the dense output; and
+//! the loop that watches them, with samples and an observer, over a [`Run`].
 
-use crate::State;
+use super::run::Run;
+use super::Step;
+use crate::control::{AdaptiveMethod, Stop};
+use crate::{AdaptiveError, Forces, Scalar, State};
+use num_traits::Float;
 
 /// Which zero crossings of an event function count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -25,6 +30,8 @@ pub enum Direction {
 /// since the state changed). The earliest crossing of all events in a step comes first.
 /// (A crossing and its return within one step are not seen: keep the steps shorter than the
 /// events' spacing with [`Adaptive::with_max_step`](super::Adaptive::with_max_step).)
+/// Events that cross at the same instant are all reported, in index order, their actions
+/// applied in that order.
 ///
 /// # Example
 ///
@@ -32,8 +39,8 @@ pub enum Direction {
 /// `√(2h/g)`:
 ///
 /// ```
-/// use timestep::adaptive::{Adaptive, Direction, Event, Tolerances};
-/// use timestep::Dopri5;
+/// use timestep::adaptive::{Direction, Event};
+/// use timestep::{Adaptive, Dopri5, Tolerances};
 ///
 /// let gravity = |y: &[f64; 2], _t: f64| [y[1], -9.81];
 /// let mut bounces = Vec::new();
@@ -45,7 +52,7 @@ pub enum Direction {
 ///     .with_tolerances(Tolerances::new(1e-10, 1e-10))
 ///     .solve_with_events(&mut y, &gravity, 0.0, 3.0, &mut ground, |_, t, _| bounces.push(t))?;
 /// assert!((bounces[0] - (2.0 * 10.0 / 9.81_f64).sqrt()).abs() < 1e-9);
-/// # Ok::<(), timestep::adaptive::AdaptiveError>(())
+/// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Event<G, A = NoAction> {
@@ -255,4 +262,143 @@ pub(super) fn locate(mut g: impl FnMut(f64) -> f64, g0: f64, g1: f64, tolerance:
         }
     }
     b
+}
+
+/// An event that fired: which, when, and the state before and after its action.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fired<S: State> {
+    /// The event's index among those watched (0 for a single [`Event`]).
+    pub index: usize,
+    /// When it fired.
+    pub t: S::Scalar,
+    /// The state there, before the action.
+    pub before: S,
+    /// The state after the action (the state the run goes on from).
+    pub after: S,
+}
+
+/// What a watched run hands out as it goes: samples, steps and events. Each has a
+/// default that ignores it.
+pub(super) trait Output<S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> {
+    /// The state at a requested sample time.
+    fn sample(&mut self, t: S::Scalar, state: &S) {
+        let _ = (t, state);
+    }
+
+    /// An accepted step (cut at an event, if one fired in it).
+    fn step(&mut self, step: &mut Step<'_, '_, S, M, F>) {
+        let _ = step;
+    }
+
+    /// An event, once its action has been applied.
+    fn event(&mut self, fired: Fired<S>) {
+        let _ = fired;
+    }
+}
+
+impl<S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Output<S, M, F> for () {}
+
+/// Steps `run` to its end, watching `events` on each accepted step's dense output and
+/// reading the state at each of `times` (ordered from the run's start in its direction,
+/// not before its start: checked by the caller) as the steps pass them, handing all to
+/// `output` in time order. The run must have dense output on.
+pub(super) fn watch<S, M, F, E, O>(
+    run: &mut Run<'_, S, M, F>,
+    events: &mut E,
+    times: &[S::Scalar],
+    output: &mut O,
+) -> Result<(), AdaptiveError>
+where
+    S: State,
+    M: AdaptiveMethod<S>,
+    F: Forces<S> + ?Sized,
+    E: Events<S>,
+    O: Output<S, M, F>,
+{
+    let watched = events.count().min(MAX_EVENTS);
+    let t0 = run.time();
+    let direction = run.direction();
+    let mut next = times.partition_point(|&t| t == t0);
+    for &t in &times[..next] {
+        output.sample(t, run.state());
+    }
+    let mut g_start = [0.0; MAX_EVENTS];
+    for (i, g) in g_start.iter_mut().enumerate().take(watched) {
+        *g = events.value(i, run.state(), t0);
+    }
+    // The events that acted where this step starts.
+    let mut handled = [false; MAX_EVENTS];
+    while run.step()? {
+        let (start, h) = (run.step_start(), run.step_length());
+        let t_end = run.time();
+        let tolerance = (4.0 * S::Scalar::epsilon().to_f64() * (start.abs() + h.abs()) / h.abs())
+            .max(1e-15);
+        // Every event crossed in this step, located on the dense output: the earliest
+        // instant, and which events cross there.
+        let mut g_end = [0.0; MAX_EVENTS];
+        let mut theta = [f64::INFINITY; MAX_EVENTS];
+        for i in 0..watched {
+            g_end[i] = events.value(i, run.state(), t_end);
+            if crosses(g_start[i], g_end[i], events.direction(i)) {
+                let root = locate(
+                    |theta| {
+                        let at = S::Scalar::from_f64(start + theta * h);
+                        events.value(i, run.dense_probe(theta), at)
+                    },
+                    g_start[i],
+                    g_end[i],
+                    tolerance,
+                );
+                // A root at the very start of the step after an event is that event again
+                // (its function left near zero by the action), not a new one; after any
+                // other step it is new: the last step ended a hair before the crossing.
+                if !handled[i] || root > 2.0 * tolerance {
+                    theta[i] = root;
+                }
+            }
+        }
+        let earliest = theta.iter().copied().fold(f64::INFINITY, f64::min);
+        let fired: [bool; MAX_EVENTS] =
+            core::array::from_fn(|i| theta[i] <= earliest + 2.0 * tolerance);
+        if earliest < 1.0 {
+            run.cut_at(earliest);
+        }
+        let t = run.time();
+        while next < times.len() && (times[next] - t).to_f64() * direction <= 0.0 {
+            let theta = run.theta(times[next]);
+            output.sample(times[next], run.dense_probe(theta));
+            next += 1;
+        }
+        output.step(&mut Step::new(run));
+        if !earliest.is_finite() {
+            g_start = g_end;
+            handled = [false; MAX_EVENTS];
+            continue;
+        }
+        let mut terminal = None;
+        for i in (0..watched).filter(|&i| fired[i]) {
+            let before = run.state().clone();
+            events.act(i, run.state_mut(), t);
+            output.event(Fired {
+                index: i,
+                t,
+                before,
+                after: run.state().clone(),
+            });
+            if events.terminal(i) && terminal.is_none() {
+                terminal = Some(i);
+            }
+        }
+        if let Some(index) = terminal {
+            run.stop(Stop::Event(index));
+            return Ok(());
+        }
+        // Going on from the event: its state may have changed, so the events' values are
+        // taken anew.
+        for (i, g) in g_start.iter_mut().enumerate().take(watched) {
+            *g = events.value(i, run.state(), t);
+        }
+        handled = fired;
+    }
+    Ok(())
 }

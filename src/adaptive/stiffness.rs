@@ -1,7 +1,7 @@
 //! [`StiffnessTest`]: when the [`Adaptive`](super::Adaptive) driver asks a method whether
 //! its steps are held at the stability limit, and what it makes of the answers.
 
-use super::Statistics;
+use crate::control::Statistics;
 
 /// dopri5.f's stiffness test: when it is due, and its counters.
 pub(super) struct StiffnessTest {

@@ -10,10 +10,9 @@ pub(crate) mod partitioned;
 mod stepper;
 
 pub use explicit_rk::{
-    Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, PredictorCorrector,
-    Rk4, RkWorkspace, Tableau, Tsit5,
+    Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, PairWorkspace,
+    PredictorCorrector, Rk4, RkWorkspace, Tableau, Tsit5,
 };
-pub(crate) use explicit_rk::{Stages, combination};
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Newmark,

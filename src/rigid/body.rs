@@ -744,6 +744,20 @@ impl<S: Precision> State for Body<S> {
         );
         true
     }
+
+    #[inline]
+    fn has_coordinates(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn coordinate(&self, index: usize) -> Self::Scalar {
+        let coordinates = Derivative::new(
+            (self.position, self.orientation),
+            (self.momentum, self.angular_momentum),
+        );
+        crate::Vector::component(&coordinates, index)
+    }
 }
 
 /// How a drift turns a body's orientation `q` by a spin `dq/dt` over `dt`.

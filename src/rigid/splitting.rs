@@ -3,7 +3,7 @@
 
 use super::{Body, Precision, Quaternion, Vector3};
 use crate::integrators::partitioned::composition::{
-    Coefficients, Composition, CompositionWorkspace,
+    Coefficients, Composition, CompositionWorkspace, SymmetricStep, sealed,
 };
 use crate::integrators::{half, should_step};
 use crate::{Forces, Integrator, State, StepError, VectorSpace};
@@ -80,6 +80,13 @@ use core::cmp::Ordering;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Splitting;
+
+impl sealed::Sealed for Splitting {}
+
+/// Kick–free flight–kick: a composition's half kicks merge.
+impl SymmetricStep for Splitting {
+    const KICK_FIRST: bool = true;
+}
 
 /// Serialized as the unit struct `Splitting` (what `#[derive]` would generate; written out
 /// so that docs.rs labels it as needing the `serde` feature).

@@ -3,7 +3,7 @@
 
 use super::pairs::EmbeddedPair;
 use super::{Tableau, explicit_rk};
-use crate::adaptive::Controller;
+use crate::control::Controller;
 
 /// Dormand and Prince's 8(5,3) pair as Hairer's DOP853 runs it: twelve stages of an
 /// eighth-order method, the rate at the new state (the next step's first stage), and
@@ -382,13 +382,13 @@ impl Dop853 {
         embedded_order: 7,
         dense: DENSE,
         dense_order: 7,
+        controller: Controller::DOP853,
     };
 
     /// The tableau, for fixed steps: the twelve stages that make the step.
     pub const TABLEAU: Tableau<12> = leading(&Self::PAIR.tableau);
 }
 explicit_rk!(Dop853, 12);
-crate::adaptive::adaptive_pair!(Dop853, 16, Controller::DOP853);
 
 impl From<Dop853> for &'static EmbeddedPair<16> {
     fn from(_: Dop853) -> Self {

@@ -2,17 +2,20 @@
 //! runs every tableau on every state.
 
 mod dop853;
+mod embedded;
 mod methods;
 mod pairs;
 mod predictor_corrector;
 
 pub use dop853::Dop853;
+pub use embedded::PairWorkspace;
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
 pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
 
 use super::{Memoryless, Properties, Scheme};
-use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use crate::vector::combination;
+use crate::{DerivativeOf, Forces, Scalar, State, StepError};
 
 /// The Butcher tableau of an explicit Runge–Kutta method with `N` stages:
 ///
@@ -287,49 +290,6 @@ fn newest_weight(weights: &[f64]) -> (usize, usize) {
     }
     each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     (terms, last)
-}
-
-/// `Σⱼ wⱼ kⱼ` as a direction and a factor: the one rate itself and its weight when only
-/// one weight is non-zero (no copy: a classic RK4 stage probes along `k` by `dt/2`), and
-/// otherwise the sum, written into `sum`, with factor 1. Unrolled like the stages, so that
-/// constant weights fold away (as a loop it kept RK4 on a particle 3× slower than by hand).
-#[inline(always)]
-pub(crate) fn combination<'a, D: Vector>(
-    weights: &[f64],
-    rates: &'a [D],
-    sum: &'a mut D,
-) -> (&'a D, f64) {
-    macro_rules! each_weight {
-        (|$j:ident, $w:ident| $body:block; $($index:literal)*) => {$(
-            if $index < weights.len() && weights[$index] != 0.0 {
-                let ($j, $w) = ($index, weights[$index]);
-                $body
-            }
-        )*};
-    }
-    let mut terms = 0;
-    let mut first = usize::MAX;
-    let mut last = 0;
-    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-    match terms {
-        0 => {
-            sum.set_zero();
-            (sum, 0.0)
-        }
-        1 => (&rates[last], weights[last]),
-        _ => {
-            each_weight!(|j, w| {
-                let weight = D::Scalar::from_f64(w);
-                if j == first {
-                    sum.assign(&rates[j]);
-                    sum.scale_assign(weight);
-                } else {
-                    sum.add_scaled_assign(&rates[j], weight);
-                }
-            }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-            (sum, 1.0)
-        }
-    }
 }
 
 impl<const N: usize> Scheme for &'static Tableau<N> {

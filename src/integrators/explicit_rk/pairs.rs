@@ -2,6 +2,7 @@
 //! estimates the local error, and a continuous extension for the state between steps.
 
 use super::{Tableau, explicit_rk};
+use crate::control::Controller;
 
 /// An explicit Runge–Kutta method with an embedded error estimate and a continuous
 /// extension (dense output).
@@ -35,6 +36,9 @@ pub struct EmbeddedPair<const N: usize> {
     pub dense: [[f64; 7]; N],
     /// The order of the dense output.
     pub dense_order: u32,
+    /// The step-size controller the pair's authors tuned it with (dopri5.f's, unless the
+    /// pair says otherwise).
+    pub controller: Controller,
 }
 
 impl<const N: usize> EmbeddedPair<N> {
@@ -219,13 +223,13 @@ impl Dopri5 {
         embedded_order: 4,
         dense: hermite_dense(Self::B, Self::D),
         dense_order: 4,
+        controller: Controller::DOPRI5,
     };
 
     /// The tableau, for fixed steps.
     pub const TABLEAU: Tableau<7> = Self::PAIR.tableau;
 }
 explicit_rk!(Dopri5, 7);
-crate::adaptive::adaptive_pair!(Dopri5, 7);
 
 /// Bogacki and Shampine's 3(2) pair: four stages (first same as last: three evaluations an
 /// accepted step), third-order propagation, a second-order error estimate, and cubic
@@ -280,13 +284,13 @@ impl Bs3 {
         embedded_order: 2,
         dense: hermite_dense(Self::B, [0.0; 4]),
         dense_order: 3,
+        controller: Controller::DOPRI5,
     };
 
     /// The tableau, for fixed steps.
     pub const TABLEAU: Tableau<4> = Self::PAIR.tableau;
 }
 explicit_rk!(Bs3, 4);
-crate::adaptive::adaptive_pair!(Bs3, 4);
 
 impl From<Dopri5> for &'static EmbeddedPair<7> {
     fn from(_: Dopri5) -> Self {
@@ -450,13 +454,13 @@ impl Tsit5 {
             [0.0, 1.5, -4.0, 2.5, 0.0, 0.0, 0.0],
         ],
         dense_order: 4,
+        controller: Controller::DOPRI5,
     };
 
     /// The tableau, for fixed steps.
     pub const TABLEAU: Tableau<7> = Self::PAIR.tableau;
 }
 explicit_rk!(Tsit5, 7);
-crate::adaptive::adaptive_pair!(Tsit5, 7);
 
 impl From<Tsit5> for &'static EmbeddedPair<7> {
     fn from(_: Tsit5) -> Self {

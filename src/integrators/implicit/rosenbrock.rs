@@ -3,8 +3,9 @@
 //! at a fixed step ([`Scheme`]) and under error control ([`AdaptiveMethod`]).
 
 use super::jacobian::{self, Differences};
-use crate::adaptive::{AdaptiveMethod, Controller, ErrorNorm, Statistics};
-use crate::integrators::{Memoryless, Properties, Scheme, combination};
+use crate::control::{AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
+use crate::integrators::{Memoryless, Properties, Scheme};
+use crate::vector::combination;
 use crate::linalg::{Buffer, Matrix, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::One;
@@ -458,6 +459,51 @@ impl<const N: usize> Scheme for Rosenbrock<N> {
 
 impl<const N: usize> Memoryless for Rosenbrock<N> {}
 
+impl<const N: usize> Rosenbrock<N> {
+    /// The dense output at `θ` from the step's stage increments and end rates.
+    #[allow(clippy::too_many_arguments)]
+    fn dense_from<S: State>(
+        &self,
+        stages: &[DerivativeOf<S>; N],
+        start_rate: &DerivativeOf<S>,
+        end_rate: &DerivativeOf<S>,
+        sum: &mut DerivativeOf<S>,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        match self.tableau.dense {
+            RosenbrockDense::Stages { weights, .. } => {
+                let weights: [f64; N] = core::array::from_fn(|i| {
+                    let [w1, w2, w3] = weights[i];
+                    theta * (w1 + theta * (w2 + theta * w3))
+                });
+                let (direction, factor) = combination(&weights, stages, sum);
+                out.clone_from(start);
+                out.advance(direction, S::Scalar::from_f64(factor));
+            }
+            RosenbrockDense::Hermite => {
+                // y₀ + (3θ² − 2θ³)(y₁ − y₀) + h (θ − 2θ² + θ³) f₀ + h (θ³ − θ²) f₁.
+                let step = theta * theta * (3.0 - 2.0 * theta);
+                let weights: [f64; N] = core::array::from_fn(|i| step * self.tableau.b[i]);
+                sum.set_zero();
+                for (stage, weight) in stages.iter().zip(weights) {
+                    if weight != 0.0 {
+                        sum.add_scaled_assign(stage, S::Scalar::from_f64(weight));
+                    }
+                }
+                let first = theta * (1.0 - theta) * (1.0 - theta);
+                let last = theta * theta * (theta - 1.0);
+                sum.add_scaled_assign(start_rate, h * S::Scalar::from_f64(first));
+                sum.add_scaled_assign(end_rate, h * S::Scalar::from_f64(last));
+                out.clone_from(start);
+                out.advance(sum, S::Scalar::one());
+            }
+        }
+    }
+}
+
 impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
     type Workspace = RosenbrockWorkspace<S, N>;
 
@@ -496,31 +542,25 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        norm: &mut ErrorNorm<'_, S>,
+        tolerances: &Tolerances,
         end: &mut S,
         statistics: &mut Statistics,
-    ) -> f64 {
+    ) -> Result<f64, StepError> {
         if !(h.to_f64().is_finite() && workspace.start_rate.is_finite()) {
             // The forces are not finite at the start: no step can help.
-            return f64::NAN;
+            return Ok(f64::NAN);
         }
         // The differences' steps are sized by the absolute tolerance too.
-        norm.measure(state, state);
-        let floor = |j| S::Scalar::from_f64(norm.scale(j));
-        if self
-            .stages(workspace, state, forces, t, h, floor, statistics)
-            .is_err()
-        {
-            // A singular or non-finite matrix: the driver retries shorter.
-            return f64::MAX;
-        }
+        let at_start = ErrorNorm::new(tolerances, state, state);
+        let floor = |j| S::Scalar::from_f64(at_start.scale(j));
+        // A singular or non-finite matrix: the driver retries shorter.
+        self.stages(workspace, state, forces, t, h, floor, statistics)?;
         let RosenbrockWorkspace { stages, sum, .. } = workspace;
         let (direction, factor) = combination(&self.tableau.b, stages, sum);
         end.clone_from(state);
         end.advance(direction, S::Scalar::from_f64(factor));
-        norm.measure(state, end);
         let (error, factor) = combination(&self.tableau.error_weights(), stages, sum);
-        norm.norm(error, factor)
+        Ok(ErrorNorm::new(tolerances, state, end).norm(error, factor))
     }
 
     fn accept<F: Forces<S> + ?Sized>(
@@ -554,34 +594,30 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
             sum,
             ..
         } = workspace;
-        match self.tableau.dense {
-            RosenbrockDense::Stages { weights, .. } => {
-                let weights: [f64; N] = core::array::from_fn(|i| {
-                    let [w1, w2, w3] = weights[i];
-                    theta * (w1 + theta * (w2 + theta * w3))
-                });
-                let (direction, factor) = combination(&weights, stages, sum);
-                out.clone_from(start);
-                out.advance(direction, S::Scalar::from_f64(factor));
-            }
-            RosenbrockDense::Hermite => {
-                // y₀ + (3θ² − 2θ³)(y₁ − y₀) + h (θ − 2θ² + θ³) f₀ + h (θ³ − θ²) f₁.
-                let step = theta * theta * (3.0 - 2.0 * theta);
-                let weights: [f64; N] = core::array::from_fn(|i| step * self.tableau.b[i]);
-                sum.set_zero();
-                for (stage, weight) in stages.iter().zip(weights) {
-                    if weight != 0.0 {
-                        sum.add_scaled_assign(stage, S::Scalar::from_f64(weight));
-                    }
-                }
-                let first = theta * (1.0 - theta) * (1.0 - theta);
-                let last = theta * theta * (theta - 1.0);
-                sum.add_scaled_assign(start_rate, h * S::Scalar::from_f64(first));
-                sum.add_scaled_assign(end_rate, h * S::Scalar::from_f64(last));
-                out.clone_from(start);
-                out.advance(sum, S::Scalar::one());
-            }
-        }
+        self.dense_from(stages, start_rate, end_rate, sum, start, h, theta, out);
+    }
+
+    /// The stage increments and the rates at both ends.
+    type Interpolant = ([DerivativeOf<S>; N], DerivativeOf<S>, DerivativeOf<S>);
+
+    fn interpolant(&self, workspace: &RosenbrockWorkspace<S, N>) -> Self::Interpolant {
+        (
+            workspace.stages.clone(),
+            workspace.start_rate.clone(),
+            workspace.end_rate.clone(),
+        )
+    }
+
+    fn interpolate(
+        &self,
+        (stages, start_rate, end_rate): &Self::Interpolant,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let mut sum = start_rate.zero_like();
+        self.dense_from(stages, start_rate, end_rate, &mut sum, start, h, theta, out);
     }
 
     fn step_on(&self, workspace: &mut RosenbrockWorkspace<S, N>) {
@@ -667,11 +703,21 @@ macro_rules! rosenbrock_method {
 
         impl $crate::integrators::Memoryless for $method {}
 
-        $crate::adaptive::forward_adaptive_method!(
-            $method,
-            <$crate::Rosenbrock<$stages> as $crate::adaptive::AdaptiveMethod<S>>::Workspace,
-            Self.rosenbrock()
-        );
+        impl $crate::control::IntoAdaptive for $method {
+            type Method = $crate::Rosenbrock<$stages>;
+
+            fn into_adaptive(self) -> Self::Method {
+                self.rosenbrock()
+            }
+        }
     };
 }
 pub(crate) use rosenbrock_method;
+
+impl<const N: usize> IntoAdaptive for Rosenbrock<N> {
+    type Method = Self;
+
+    fn into_adaptive(self) -> Self {
+        self
+    }
+}

@@ -251,11 +251,12 @@ pub trait SymmetricStep: sealed::Sealed + Copy + core::fmt::Debug + PartialEq {
     const KICK_FIRST: bool;
 }
 
-mod sealed {
+/// The steps whose half kicks (or drifts) the loop may merge; `rigid::Splitting` is
+/// sealed where it is defined.
+pub(crate) mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Verlet {}
     impl Sealed for super::Leapfrog {}
-    impl Sealed for crate::rigid::Splitting {}
 }
 
 impl SymmetricStep for Verlet {
@@ -264,10 +265,6 @@ impl SymmetricStep for Verlet {
 
 impl SymmetricStep for Leapfrog {
     const KICK_FIRST: bool = false;
-}
-
-impl SymmetricStep for crate::rigid::Splitting {
-    const KICK_FIRST: bool = true;
 }
 
 /// A composition method: a symmetric second-order base step `Φ` applied with the steps

@@ -2,14 +2,13 @@
 //! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
 
 use super::Radau5;
+use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
-use crate::adaptive::{AdaptiveMethod, Decision, ErrorNorm, Statistics};
+use super::coefficients::nodes;
+use super::workspace::collocation_dense;
+use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
-
-/// radau5.f's `THET`: a Jacobian is kept for the next step while the Newton iteration
-/// contracts by at least this factor per iteration.
-pub(super) const JACOBIAN_REUSE: f64 = 0.001;
 
 /// radau5.f's `SAFE`.
 const SAFETY: f64 = 0.9;
@@ -23,73 +22,6 @@ const MAX_SHRINK: f64 = 5.0;
 /// radau5.f's `QUOT1`, `QUOT2`: a new step within this range of the last is not taken,
 /// and the last one (with its factorisation) is kept.
 const KEEP_STEP: (f64, f64) = (1.0, 1.2);
-
-/// How the last attempt ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Outcome {
-    /// The Newton iteration converged; the error norm.
-    Estimated(f64),
-    /// The Newton iteration diverged, converged too slowly, or the matrix was singular:
-    /// retry with the step times this factor.
-    Failed(f64),
-}
-
-/// What the adaptive method remembers between attempts and steps (radau5.f's `RADCOR`
-/// locals).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Memory {
-    /// No step accepted yet since [`begin`](AdaptiveMethod::begin).
-    first: bool,
-    /// The last attempt failed.
-    reject: bool,
-    /// The Newton iteration's contraction factor, last measured.
-    theta: f64,
-    /// `θ/(1 − θ)`, the factor from the last correction to the error left.
-    faccon: f64,
-    dynold: f64,
-    thqold: f64,
-    /// The last attempt's step.
-    h: f64,
-    /// The last accepted step (the collocation polynomial's).
-    h_old: f64,
-    has_polynomial: bool,
-    /// Gustafsson's controller: the last accepted step and its error.
-    h_accepted: f64,
-    error_accepted: f64,
-    accepted: u64,
-    /// The Jacobian was evaluated at this step's start.
-    jacobian_fresh: bool,
-    /// The next attempt wants a new Jacobian (unless the one kept is fresh).
-    wants_jacobian: bool,
-    /// The step the factorisations are for.
-    factored: Option<f64>,
-    iterations: usize,
-    outcome: Outcome,
-}
-
-impl Memory {
-    pub(super) const fn new() -> Self {
-        Memory {
-            first: true,
-            reject: false,
-            theta: JACOBIAN_REUSE,
-            faccon: 1.0,
-            dynold: 0.0,
-            thqold: 0.0,
-            h: 0.0,
-            h_old: 0.0,
-            has_polynomial: false,
-            h_accepted: 0.0,
-            error_accepted: 1e-2,
-            accepted: 0,
-            jacobian_fresh: false,
-            wants_jacobian: true,
-            factored: None,
-            iterations: 0,
-            outcome: Outcome::Failed(0.5),
-        }
-    }
-}
 
 /// The Newton tolerance radau5.f derives from the relative tolerance `rtol` it was given:
 /// `max(10 ε / rtol', min(0.03, √rtol'))` with `rtol' = rtol^(2/3) / 10`.
@@ -134,24 +66,23 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        norm: &mut ErrorNorm<'_, S>,
+        tolerances: &Tolerances,
         end: &mut S,
         statistics: &mut Statistics,
-    ) -> f64 {
+    ) -> Result<f64, StepError> {
         let h64 = h.to_f64();
         workspace.memory.h = h64;
         if !workspace.start_rate.is_finite() {
-            return f64::INFINITY;
+            return Ok(f64::INFINITY);
         }
         // radau5.f measures the error against its tightened tolerances
         // rtol' = rtol^(2/3)/10, atol' = atol·rtol'/rtol, and the size of the step's start.
-        norm.measure(state, state);
+        let norm = ErrorNorm::new(tolerances, state, state);
         let n = workspace.dim();
         let epsilon = S::Scalar::epsilon().to_f64();
         let Ok(linear) = workspace.linear() else {
-            return f64::NAN;
+            return Ok(f64::NAN);
         };
-        let tolerances = norm.tolerances();
         for i in 0..n {
             let relative = tolerances.relative(i);
             let r = if relative > 0.0 {
@@ -175,7 +106,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             workspace.read_coordinates(state);
             match workspace.evaluate_jacobian(state, forces, t, false) {
                 Ok(evaluations) => statistics.evaluations += evaluations,
-                Err(_) => return f64::NAN,
+                Err(_) => return Ok(f64::NAN),
             }
             statistics.jacobians += 1;
             let memory = &mut workspace.memory;
@@ -187,8 +118,8 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             statistics.decompositions += 1;
             match workspace.factor(h) {
                 Ok(()) => workspace.memory.factored = Some(h64),
-                Err(StepError::NonFiniteJacobian) => return f64::INFINITY,
-                Err(_) => return self.fail(workspace, 0.5, 0),
+                Err(StepError::NonFiniteJacobian) => return Ok(f64::INFINITY),
+                Err(cause) => return self.fail(workspace, 0.5, cause),
             }
         }
         if workspace.memory.has_polynomial {
@@ -206,13 +137,13 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         let mut newt = 0;
         loop {
             if newt >= nit {
-                return self.fail(workspace, 0.5, newt);
+                return self.fail(workspace, 0.5, not_converged(newt, workspace.memory.dynold));
             }
             let dyno = workspace.newton_iteration(state, forces, t, h);
             statistics.evaluations += 3;
             newt += 1;
             if !dyno.is_finite() {
-                return self.fail(workspace, 0.5, newt);
+                return self.fail(workspace, 0.5, not_converged(newt, dyno));
             }
             let memory = &mut workspace.memory;
             if newt > 1 && newt < nit {
@@ -232,10 +163,10 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                         // shorter, by as much as the contraction says.
                         let qnewt = dyth.clamp(1e-4, 20.0);
                         let factor = 0.8 * qnewt.powf(-1.0 / (4.0 + left as f64));
-                        return self.fail(workspace, factor, newt);
+                        return self.fail(workspace, factor, not_converged(newt, dyno));
                     }
                 } else {
-                    return self.fail(workspace, 0.5, newt);
+                    return self.fail(workspace, 0.5, not_converged(newt, dyno));
                 }
             }
             memory.dynold = dyno.max(epsilon);
@@ -250,7 +181,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         workspace.memory.outcome = Outcome::Estimated(error);
         end.clone_from(state);
         end.advance(&workspace.z[2], S::Scalar::one());
-        error
+        Ok(error)
     }
 
     fn decide(&self, workspace: &mut Radau5Workspace<S>, _error: f64) -> Option<Decision> {
@@ -335,6 +266,26 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         workspace.dense(start, theta, out);
     }
 
+    /// The last stage's increment `Z₃` and the collocation polynomial's coefficients.
+    type Interpolant = [DerivativeOf<S>; 4];
+
+    fn interpolant(&self, workspace: &Radau5Workspace<S>) -> [DerivativeOf<S>; 4] {
+        let [p1, p2, p3] = workspace.polynomial.clone();
+        [workspace.z[2].clone(), p1, p2, p3]
+    }
+
+    fn interpolate(
+        &self,
+        [z3, p1, p2, p3]: &[DerivativeOf<S>; 4],
+        start: &S,
+        _h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let mut scratch = z3.zero_like();
+        collocation_dense(nodes(), [p1, p2, p3], z3, &mut scratch, start, theta, out);
+    }
+
     fn step_on(&self, workspace: &mut Radau5Workspace<S>) {
         core::mem::swap(&mut workspace.start_rate, &mut workspace.end_rate);
         let memory = &mut workspace.memory;
@@ -346,9 +297,34 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
 
 impl Radau5 {
     /// Records a failed attempt, to be retried with the step times `factor`.
-    fn fail<S: State>(&self, workspace: &mut Radau5Workspace<S>, factor: f64, newt: usize) -> f64 {
+    fn fail<S: State>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        factor: f64,
+        cause: StepError,
+    ) -> Result<f64, StepError> {
         workspace.memory.outcome = Outcome::Failed(factor);
-        workspace.memory.iterations = newt;
-        f64::MAX
+        workspace.memory.iterations = match cause {
+            StepError::NotConverged { iterations, .. } => iterations,
+            _ => 0,
+        };
+        Err(cause)
+    }
+}
+
+/// A Newton iteration that stopped after `iterations` with a last correction of
+/// `correction` (in the scaled norm).
+fn not_converged(iterations: usize, correction: f64) -> StepError {
+    StepError::NotConverged {
+        iterations,
+        correction,
+    }
+}
+
+impl IntoAdaptive for Radau5 {
+    type Method = Self;
+
+    fn into_adaptive(self) -> Self {
+        self
     }
 }

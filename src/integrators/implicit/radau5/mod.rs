@@ -11,6 +11,7 @@
 
 mod adaptive;
 mod coefficients;
+mod memory;
 mod fixed;
 mod workspace;
 

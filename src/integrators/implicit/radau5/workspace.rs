@@ -4,6 +4,7 @@
 //! collocation polynomial.
 
 use super::coefficients::{Coefficients, T, T_INVERSE};
+use super::memory::Memory;
 use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -51,7 +52,7 @@ pub struct Radau5Workspace<S: State> {
     pub(super) probe: S,
     pub(super) linear: Result<Linear<S::Scalar>, StepError>,
     pub(super) coefficients: Coefficients,
-    pub(super) memory: super::adaptive::Memory,
+    pub(super) memory: Memory,
 }
 
 /// The matrices and the solve buffers.
@@ -105,7 +106,7 @@ impl<S: State> Radau5Workspace<S> {
             probe: state.clone(),
             linear: Linear::new(structure, n),
             coefficients: Coefficients::new(),
-            memory: super::adaptive::Memory::new(),
+            memory: Memory::new(),
         }
     }
 
@@ -416,21 +417,34 @@ impl<S: State> Radau5Workspace<S> {
     }
 
     /// Writes the collocation polynomial of the accepted step from `start` at the
-    /// fraction `theta` of the step into `out`: `y₀ + Z₃ + (u(θ − 1) − y₁)`.
+    /// fraction `theta` of the step into `out`.
     pub(super) fn dense(&mut self, start: &S, theta: f64, out: &mut S) {
-        let c = self.coefficients.c.map(s::<S::Scalar>);
-        let one = S::Scalar::one();
-        let (c1m1, c2m1) = (c[0] - one, c[1] - one);
-        let s = s::<S::Scalar>(theta - 1.0);
-        for i in 0..self.dim() {
-            let (p1, p2, p3) = (
-                self.polynomial[0].component(i),
-                self.polynomial[1].component(i),
-                self.polynomial[2].component(i),
-            );
-            let increment = self.z[2].component(i) + s * (p1 + (s - c2m1) * (p2 + (s - c1m1) * p3));
-            self.scratch.set_component(i, increment);
-        }
-        start.probe_into(&self.scratch, one, out);
+        let [p1, p2, p3] = &self.polynomial;
+        let c = self.coefficients.c;
+        collocation_dense(c, [p1, p2, p3], &self.z[2], &mut self.scratch, start, theta, out);
     }
+}
+
+/// The collocation polynomial `p` (radau5.f's `CONT`; `c` the nodes) of a step from `start` whose last
+/// stage increment is `z3`, at the fraction `theta` of the step, into `out`:
+/// `y₀ + Z₃ + (u(θ − 1) − y₁)`.
+pub(super) fn collocation_dense<S: State>(
+    c: [f64; 3],
+    [p1, p2, p3]: [&DerivativeOf<S>; 3],
+    z3: &DerivativeOf<S>,
+    scratch: &mut DerivativeOf<S>,
+    start: &S,
+    theta: f64,
+    out: &mut S,
+) {
+    let c = c.map(s::<S::Scalar>);
+    let one = S::Scalar::one();
+    let (c1m1, c2m1) = (c[0] - one, c[1] - one);
+    let s = s::<S::Scalar>(theta - 1.0);
+    for i in 0..z3.dim() {
+        let (p1, p2, p3) = (p1.component(i), p2.component(i), p3.component(i));
+        let increment = z3.component(i) + s * (p1 + (s - c2m1) * (p2 + (s - c1m1) * p3));
+        scratch.set_component(i, increment);
+    }
+    start.probe_into(scratch, one, out);
 }

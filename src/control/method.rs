@@ -1,9 +1,9 @@
-//! [`AdaptiveMethod`]: what the [`Adaptive`](super::Adaptive) driver asks of a method.
+//! [`AdaptiveMethod`]: what the [`Adaptive`](crate::Adaptive) driver asks of a method.
 
-use super::{Controller, Decision, ErrorNorm, Statistics};
-use crate::{DerivativeOf, Forces, State};
+use super::{Controller, Decision, Statistics, Tolerances};
+use crate::{DerivativeOf, Forces, State, StepError};
 
-/// A method the [`Adaptive`](super::Adaptive) driver can step under error control: it
+/// A method the [`Adaptive`](crate::Adaptive) driver can step under error control: it
 /// attempts a step and estimates that step's error, and it gives the state anywhere inside
 /// a step it took.
 ///
@@ -54,10 +54,13 @@ pub trait AdaptiveMethod<S: State> {
     fn start_rate<'w>(&self, workspace: &'w Self::Workspace) -> &'w DerivativeOf<S>;
 
     /// Attempts a step of `h` from `state` at `t`: writes the new state into `end` and
-    /// returns the norm of the step's error estimate ([`ErrorNorm`]; 1 is the tolerance,
-    /// infinite or `NaN` when the forces were). A method that cannot take this step at all
-    /// (a Newton iteration that diverges) returns `f64::MAX`, so that the driver retries it
-    /// shorter.
+    /// returns the norm of the step's error estimate (an [`ErrorNorm`](super::ErrorNorm)
+    /// of `tolerances` from `state` to `end`; 1 is the tolerance, infinite or `NaN` when
+    /// the forces were), or why the step could not be taken at all
+    /// ([`StepError::NotConverged`]: a Newton iteration that diverges;
+    /// [`StepError::SingularJacobian`]: a singular iteration matrix), which the driver
+    /// retries shorter and, should the run die of it, reports
+    /// ([`AdaptiveError::StepFailed`](crate::AdaptiveError::StepFailed)).
     #[allow(clippy::too_many_arguments)]
     fn attempt<F: Forces<S> + ?Sized>(
         &self,
@@ -66,10 +69,10 @@ pub trait AdaptiveMethod<S: State> {
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        norm: &mut ErrorNorm<'_, S>,
+        tolerances: &Tolerances,
         end: &mut S,
         statistics: &mut Statistics,
-    ) -> f64;
+    ) -> Result<f64, StepError>;
 
     /// The method's own decision on the attempt just made, whose error norm `attempt`
     /// returned as `error`, or `None` (the default) to leave it to the run's
@@ -119,6 +122,26 @@ pub trait AdaptiveMethod<S: State> {
         out: &mut S,
     );
 
+    /// What [`dense`](AdaptiveMethod::dense) reads of the workspace for the accepted step
+    /// (stage rates, or a collocation polynomial's coefficients), copied out so that a
+    /// [`Solution`](crate::Solution) can keep every step's dense output.
+    type Interpolant: Clone;
+
+    /// The accepted step's [`Interpolant`](AdaptiveMethod::Interpolant), after
+    /// [`accept`](AdaptiveMethod::accept) with `dense`.
+    fn interpolant(&self, workspace: &Self::Workspace) -> Self::Interpolant;
+
+    /// [`dense`](AdaptiveMethod::dense) from a kept interpolant: the same state, to the
+    /// bit.
+    fn interpolate(
+        &self,
+        interpolant: &Self::Interpolant,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    );
+
     /// The accepted step's end becomes the next step's start.
     fn step_on(&self, workspace: &mut Self::Workspace);
 
@@ -129,7 +152,7 @@ pub trait AdaptiveMethod<S: State> {
     ///
     /// Near 1 or above, the step is held at the stability limit, not by accuracy: the
     /// controller keeps shrinking steps that would blow up, and an implicit method would
-    /// take far longer ones. The [`Adaptive`](super::Adaptive) driver reads it and reports
+    /// take far longer ones. The [`Adaptive`](crate::Adaptive) driver reads it and reports
     /// in [`Statistics::stiff_from`].
     ///
     /// An embedded pair estimates `|λ|` as dopri5.f and dop853.f do, by
@@ -143,129 +166,26 @@ pub trait AdaptiveMethod<S: State> {
     }
 }
 
-/// Implements [`AdaptiveMethod`] for the unit struct `$method` by handing every call to
-/// `$delegate`, the method it stands for, whose workspace is `$workspace` (named, rather
-/// than projected from the delegate's type, so that the docs show it); with `$controller`
-/// given, that is its controller instead of the delegate's. The delegate is written through
-/// `Self` (`Self::PAIR`, `Self.rosenbrock()`): a `self` written where the macro is called
-/// is not the methods' `self` (macro hygiene). `$workspace` may name the state type `S`.
-macro_rules! forward_adaptive_method {
-    ($method:ty, $workspace:ty, $delegate:expr) => {
-        $crate::adaptive::forward_adaptive_method!(
-            $method,
-            $workspace,
-            $delegate,
-            $crate::adaptive::AdaptiveMethod::<S>::controller(&$delegate)
-        );
-    };
-    ($method:ty, $workspace:ty, $delegate:expr, $controller:expr) => {
-        impl<S: $crate::State> $crate::adaptive::AdaptiveMethod<S> for $method {
-            type Workspace = $workspace;
+/// A value the [`Adaptive`](crate::Adaptive) driver can step: a method with error
+/// control, or a name for one. Every method of the crate with error control implements
+/// it ([`Dopri5`](crate::Dopri5) gives its pair, `&'static EmbeddedPair<7>`;
+/// [`Rodas4`](crate::Rodas4) its [`Rosenbrock`](crate::Rosenbrock) method), and so does
+/// [`AdaptiveKind`](crate::AdaptiveKind), for a method chosen by name.
+///
+/// A method of your own ([`AdaptiveMethod`]) implements it by handing back itself:
+///
+/// ```ignore
+/// impl IntoAdaptive for MyMethod {
+///     type Method = MyMethod;
+///     fn into_adaptive(self) -> MyMethod {
+///         self
+///     }
+/// }
+/// ```
+pub trait IntoAdaptive {
+    /// The method stepped.
+    type Method;
 
-            #[inline(always)]
-            fn workspace(&self, state: &S) -> Self::Workspace {
-                $crate::adaptive::AdaptiveMethod::<S>::workspace(&$delegate, state)
-            }
-
-            #[inline(always)]
-            fn error_order(&self) -> u32 {
-                $crate::adaptive::AdaptiveMethod::<S>::error_order(&$delegate)
-            }
-
-            #[inline(always)]
-            fn controller(&self) -> $crate::adaptive::Controller {
-                $controller
-            }
-
-            #[inline(always)]
-            fn begin<F: $crate::Forces<S> + ?Sized>(
-                &self,
-                workspace: &mut Self::Workspace,
-                state: &S,
-                forces: &F,
-                t: S::Scalar,
-                statistics: &mut $crate::adaptive::Statistics,
-            ) {
-                $crate::adaptive::AdaptiveMethod::<S>::begin(
-                    &$delegate, workspace, state, forces, t, statistics,
-                )
-            }
-
-            #[inline(always)]
-            fn start_rate<'w>(
-                &self,
-                workspace: &'w Self::Workspace,
-            ) -> &'w $crate::DerivativeOf<S> {
-                $crate::adaptive::AdaptiveMethod::<S>::start_rate(&$delegate, workspace)
-            }
-
-            #[inline(always)]
-            fn attempt<F: $crate::Forces<S> + ?Sized>(
-                &self,
-                workspace: &mut Self::Workspace,
-                state: &S,
-                forces: &F,
-                t: S::Scalar,
-                h: S::Scalar,
-                norm: &mut $crate::adaptive::ErrorNorm<'_, S>,
-                end: &mut S,
-                statistics: &mut $crate::adaptive::Statistics,
-            ) -> f64 {
-                $crate::adaptive::AdaptiveMethod::<S>::attempt(
-                    &$delegate, workspace, state, forces, t, h, norm, end, statistics,
-                )
-            }
-
-            #[inline(always)]
-            fn decide(
-                &self,
-                workspace: &mut Self::Workspace,
-                error: f64,
-            ) -> Option<$crate::adaptive::Decision> {
-                $crate::adaptive::AdaptiveMethod::<S>::decide(&$delegate, workspace, error)
-            }
-
-            #[inline(always)]
-            fn accept<F: $crate::Forces<S> + ?Sized>(
-                &self,
-                workspace: &mut Self::Workspace,
-                start: &S,
-                end: &S,
-                forces: &F,
-                t: S::Scalar,
-                h: S::Scalar,
-                dense: bool,
-                statistics: &mut $crate::adaptive::Statistics,
-            ) {
-                $crate::adaptive::AdaptiveMethod::<S>::accept(
-                    &$delegate, workspace, start, end, forces, t, h, dense, statistics,
-                )
-            }
-
-            #[inline(always)]
-            fn dense(
-                &self,
-                workspace: &mut Self::Workspace,
-                start: &S,
-                h: S::Scalar,
-                theta: f64,
-                out: &mut S,
-            ) {
-                $crate::adaptive::AdaptiveMethod::<S>::dense(
-                    &$delegate, workspace, start, h, theta, out,
-                )
-            }
-
-            #[inline(always)]
-            fn step_on(&self, workspace: &mut Self::Workspace) {
-                $crate::adaptive::AdaptiveMethod::<S>::step_on(&$delegate, workspace)
-            }
-
-            #[inline(always)]
-            fn stiffness(&self, workspace: &mut Self::Workspace) -> Option<f64> {
-                $crate::adaptive::AdaptiveMethod::<S>::stiffness(&$delegate, workspace)
-            }
-        }
-    };
+    /// The method stepped.
+    fn into_adaptive(self) -> Self::Method;
 }
-pub(crate) use forward_adaptive_method;

@@ -1,9 +1,12 @@
 //! Embedded Runge–Kutta pairs as [`AdaptiveMethod`]s: the stages, the error estimate, and
 //! the continuous extension of an [`EmbeddedPair`].
 
-use super::{AdaptiveMethod, ErrorNorm, Statistics};
-use crate::integrators::{EmbeddedPair, Stages, combination};
-use crate::{DerivativeOf, Forces, Scalar, State, Vector};
+use super::{Bs3, Dop853, Dopri5, EmbeddedPair, Stages, Tsit5};
+use crate::control::{
+    AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances,
+};
+use crate::vector::combination;
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 
 /// The most bytes of stage rates an attempt copies out of the workspace into locals: a
 /// state of up to eight `f64` with sixteen stages.
@@ -48,6 +51,11 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
     }
 
     #[inline(always)]
+    fn controller(&self) -> Controller {
+        self.controller
+    }
+
+    #[inline(always)]
     fn begin<F: Forces<S> + ?Sized>(
         &self,
         workspace: &mut PairWorkspace<S, N>,
@@ -73,10 +81,10 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        norm: &mut ErrorNorm<'_, S>,
+        tolerances: &Tolerances,
         end: &mut S,
         statistics: &mut Statistics,
-    ) -> f64 {
+    ) -> Result<f64, StepError> {
         if S::splits_probes() && size_of::<[DerivativeOf<S>; N]>() <= LOCAL_RATES {
             // A small state of fixed size: the step's buffers as locals, which the compiler
             // keeps in registers, where in the workspace every term of every stage's sums
@@ -99,12 +107,12 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
                 forces,
                 t,
                 h,
-                norm,
+                tolerances,
                 end,
                 statistics,
             );
             workspace.rates = rates;
-            return estimate;
+            return Ok(estimate);
         }
         let PairWorkspace {
             rates,
@@ -114,7 +122,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             attempt_stages,
             ..
         } = workspace;
-        self.attempt_in(
+        Ok(self.attempt_in(
             rates,
             probe,
             sum,
@@ -124,10 +132,10 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             forces,
             t,
             h,
-            norm,
+            tolerances,
             end,
             statistics,
-        )
+        ))
     }
 
     #[inline(always)]
@@ -174,10 +182,25 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         theta: f64,
         out: &mut S,
     ) {
-        let weights = self.dense_weights(theta);
-        let (direction, factor) = combination(&weights, &workspace.rates, &mut workspace.sum);
-        out.clone_from(start);
-        out.advance(direction, h * S::Scalar::from_f64(factor));
+        self.dense_from(&workspace.rates, &mut workspace.sum, start, h, theta, out);
+    }
+
+    type Interpolant = [DerivativeOf<S>; N];
+
+    fn interpolant(&self, workspace: &PairWorkspace<S, N>) -> [DerivativeOf<S>; N] {
+        workspace.rates.clone()
+    }
+
+    fn interpolate(
+        &self,
+        rates: &[DerivativeOf<S>; N],
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let mut sum = rates[0].zero_like();
+        self.dense_from(rates, &mut sum, start, h, theta, out);
     }
 
     #[inline(always)]
@@ -222,25 +245,48 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
     }
 }
 
-/// Makes a unit struct that names a pair (`Dopri5` for `Dopri5::PAIR`) the same
-/// [`AdaptiveMethod`], with the controller its authors tuned it for (by default
-/// dopri5.f's).
-macro_rules! adaptive_pair {
-    ($method:ident, $stages:literal) => {
-        $crate::adaptive::adaptive_pair!($method, $stages, $crate::adaptive::Controller::DOPRI5);
-    };
-    ($method:ident, $stages:literal, $controller:expr) => {
-        $crate::adaptive::forward_adaptive_method!(
-            $method,
-            $crate::adaptive::PairWorkspace<S, $stages>,
-            &Self::PAIR,
-            $controller
-        );
-    };
+/// The unit structs stand for their pairs.
+macro_rules! into_pair {
+    ($($method:ident: $stages:literal),*) => {$(
+        impl IntoAdaptive for $method {
+            type Method = &'static EmbeddedPair<$stages>;
+
+            #[inline(always)]
+            fn into_adaptive(self) -> Self::Method {
+                &Self::PAIR
+            }
+        }
+    )*};
 }
-pub(crate) use adaptive_pair;
+into_pair!(Bs3: 4, Dopri5: 7, Tsit5: 7, Dop853: 16);
+
+impl<const N: usize> IntoAdaptive for &'static EmbeddedPair<N> {
+    type Method = Self;
+
+    #[inline(always)]
+    fn into_adaptive(self) -> Self {
+        self
+    }
+}
 
 impl<const N: usize> EmbeddedPair<N> {
+    /// The continuous extension `y + h Σᵢ wᵢ(θ) kᵢ` from the step's rates.
+    #[inline(always)]
+    fn dense_from<S: State>(
+        &self,
+        rates: &[DerivativeOf<S>; N],
+        sum: &mut DerivativeOf<S>,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let weights = self.dense_weights(theta);
+        let (direction, factor) = combination(&weights, rates, sum);
+        out.clone_from(start);
+        out.advance(direction, h * S::Scalar::from_f64(factor));
+    }
+
     /// [`AdaptiveMethod::attempt`] with its buffers given.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -255,7 +301,7 @@ impl<const N: usize> EmbeddedPair<N> {
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        norm: &mut ErrorNorm<'_, S>,
+        tolerances: &Tolerances,
         end: &mut S,
         statistics: &mut Statistics,
     ) -> f64 {
@@ -276,7 +322,7 @@ impl<const N: usize> EmbeddedPair<N> {
         end.clone_from(state);
         end.advance(direction, h * S::Scalar::from_f64(factor));
 
-        norm.measure(state, end);
+        let norm = ErrorNorm::new(tolerances, state, end);
         let h = h.to_f64().abs();
         let (direction, factor) = combination(&self.error, rates, error);
         let Some(guard) = &self.error_guard else {
@@ -302,17 +348,17 @@ impl<const N: usize> EmbeddedPair<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adaptive::Tolerances;
-    use crate::{Dop853, Dopri5, Tsit5};
 
     /// One accepted step of `h` on `y′ = −λy` from `y = 1`, and its stiffness estimate.
-    fn estimate<M: AdaptiveMethod<f64>>(method: M, lambda: f64, h: f64) -> Option<f64> {
+    fn estimate<M: IntoAdaptive<Method: AdaptiveMethod<f64>>>(
+        method: M,
+        lambda: f64,
+        h: f64,
+    ) -> Option<f64> {
+        let method = method.into_adaptive();
         let forces = move |y: &f64, _t: f64| -lambda * y;
         let mut workspace = method.workspace(&1.0);
-        let zero = State::zero_rate(&1.0_f64);
-        let (mut start, mut end) = (zero, zero);
         let tolerances = Tolerances::new(1e-6, 1e-6);
-        let mut norm = ErrorNorm::new(&tolerances, &mut start, &mut end);
         let mut statistics = Statistics::default();
         let mut y1 = 0.0;
         method.begin(&mut workspace, &1.0, &forces, 0.0, &mut statistics);
@@ -322,10 +368,11 @@ mod tests {
             &forces,
             0.0,
             h,
-            &mut norm,
+            &tolerances,
             &mut y1,
             &mut statistics,
-        );
+        )
+        .unwrap();
         method.accept(
             &mut workspace,
             &1.0,

@@ -1,0 +1,470 @@
+//! [`Run`]: a controlled step you own, the unit every adaptive solve is a loop over.
+
+use super::Adaptive;
+use super::driver::Workspace;
+use super::stiffness::StiffnessTest;
+use crate::control::{AdaptiveMethod, ErrorNorm, Statistics, Stop, Tolerances};
+use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use num_traits::Float;
+
+/// How many attempts in a row may have a non-finite error estimate, each retried shorter,
+/// before the run stops with [`AdaptiveError::NonFiniteError`].
+const MAX_NON_FINITE: u32 = 10;
+
+/// What one [`Run::try_step`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attempt {
+    /// The step met the tolerance: the state is at its end.
+    Accepted,
+    /// The step was too long; the state is unchanged and the next attempt is shorter.
+    Rejected,
+    /// The run was already at its end: nothing was attempted.
+    Done,
+}
+
+/// An adaptive run under way, stepped by you: each [`step`](Run::step) is one accepted
+/// step under error control (each [`try_step`](Run::try_step) one attempt, accepted or
+/// rejected, as Odeint's controlled steppers), between which you may read the state, the
+/// dense output of the step just taken ([`state_at`](Run::state_at)), the statistics, and
+/// change the state ([`state_mut`](Run::state_mut)). Made by [`Adaptive::start`]; every
+/// `solve*` of [`Adaptive`] is a short loop over it.
+///
+/// # Example
+///
+/// A game loop's physics under error control: step until the end, printing each step.
+///
+/// ```
+/// use timestep::{Adaptive, Dopri5, Tolerances};
+///
+/// let decay = |y: &f64, _t: f64| -y;
+/// let mut y = 1.0_f64;
+/// let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-8, 1e-8));
+/// let mut run = solver.start(&mut y, &decay, 0.0, 2.0)?;
+/// while run.step()? {
+///     let (t, y) = (run.time(), *run.state());
+///     assert!((y - (-t).exp()).abs() < 1e-7);
+/// }
+/// assert_eq!(run.time(), 2.0);
+/// # Ok::<(), timestep::AdaptiveError>(())
+/// ```
+pub struct Run<'a, S: State, M: AdaptiveMethod<S>, F: ?Sized> {
+    method: &'a M,
+    tolerances: &'a Tolerances,
+    controller: crate::control::Controller,
+    max_steps: u64,
+    workspace: &'a mut Workspace<S, M>,
+    state: &'a mut S,
+    forces: &'a F,
+    /// Where the state is.
+    t: f64,
+    end: f64,
+    direction: f64,
+    max_step: f64,
+    /// The next step to attempt.
+    h: f64,
+    /// The last accepted step: its start and length (its end is `t`, unless cut).
+    step_start: f64,
+    step_length: f64,
+    /// The method's first stage is the rate at the state (false after `state_mut`).
+    started: bool,
+    /// An accepted step's end is to become the next step's start
+    /// ([`AdaptiveMethod::step_on`]), once its dense output has been read.
+    step_on: bool,
+    /// Accepted steps evaluate what their dense output needs.
+    dense: bool,
+    previous_error: f64,
+    after_rejection: bool,
+    non_finite: u32,
+    /// Why the last attempt failed, if a method could not take it.
+    failure: Option<StepError>,
+    stiffness: StiffnessTest,
+    statistics: Statistics,
+}
+
+impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F> {
+    /// A run of `solver` from `state` at `t0` to `t1`; [`Adaptive::start`] checks the
+    /// settings first.
+    pub(super) fn new(
+        solver: &'a mut Adaptive<S, M>,
+        state: &'a mut S,
+        forces: &'a F,
+        t0: f64,
+        t1: f64,
+    ) -> Self {
+        let Adaptive {
+            method,
+            tolerances,
+            controller,
+            initial_step,
+            max_step,
+            max_steps,
+            stiffness_test,
+            workspace,
+            ..
+        } = solver;
+        let workspace = workspace.get_or_insert_with(|| Workspace::new(method, state));
+        let span = t1 - t0;
+        let direction = if span < 0.0 { -1.0 } else { 1.0 };
+        let max_step = max_step.map_or(span.abs(), |h| h.abs().min(span.abs()));
+        Run {
+            method,
+            tolerances,
+            controller: *controller,
+            max_steps: *max_steps,
+            workspace,
+            state,
+            forces,
+            t: t0,
+            end: t1,
+            direction,
+            max_step,
+            h: initial_step.map_or(0.0, |h| h.abs().min(max_step) * direction),
+            step_start: t0,
+            step_length: 0.0,
+            started: false,
+            step_on: false,
+            dense: false,
+            previous_error: 1e-4,
+            after_rejection: false,
+            non_finite: 0,
+            failure: None,
+            stiffness: StiffnessTest::new(*stiffness_test),
+            statistics: Statistics {
+                t: t0,
+                stop: if t0 == t1 { Stop::End } else { Stop::Running },
+                ..Statistics::default()
+            },
+        }
+    }
+
+    /// Makes every accepted step evaluate what its dense output needs, so that
+    /// [`state_at`](Run::state_at) can be read (some methods need extra evaluations for
+    /// it: DOP853 three per step). Off unless asked for.
+    pub fn with_dense_output(mut self) -> Self {
+        self.dense = true;
+        self
+    }
+
+    /// The time of the state.
+    pub fn time(&self) -> S::Scalar {
+        S::Scalar::from_f64(self.t)
+    }
+
+    /// The state: after an accepted step, its end.
+    pub fn state(&self) -> &S {
+        self.state
+    }
+
+    /// The state, to change (an impulse, a reset). The method's first stage is then
+    /// evaluated anew at the next step, and the next step's size kept.
+    pub fn state_mut(&mut self) -> &mut S {
+        self.started = false;
+        self.state
+    }
+
+    /// The state where the last accepted step began.
+    pub fn previous_state(&self) -> &S {
+        &self.workspace.other
+    }
+
+    /// When the last accepted step began.
+    pub fn previous_time(&self) -> S::Scalar {
+        S::Scalar::from_f64(self.step_start)
+    }
+
+    /// The step the next attempt will try (0 before the first, when it is chosen
+    /// automatically).
+    pub fn next_step(&self) -> S::Scalar {
+        S::Scalar::from_f64(self.h)
+    }
+
+    /// What the run has cost so far, where it is and (once ended) why it stopped.
+    pub fn statistics(&self) -> Statistics {
+        self.statistics
+    }
+
+    /// Whether the run is at its end.
+    pub fn is_done(&self) -> bool {
+        self.statistics.stop != Stop::Running
+    }
+
+    /// Writes the state at time `t` of the last accepted step into `out`, from the
+    /// method's dense output (accurate to its [order](crate::EmbeddedPair::dense_order));
+    /// outside the step it extrapolates. Needs [`with_dense_output`](Run::with_dense_output).
+    ///
+    /// # Panics
+    ///
+    /// Without dense output, or before the first accepted step.
+    pub fn state_at(&mut self, t: S::Scalar, out: &mut S) {
+        assert!(
+            self.dense && self.step_length != 0.0,
+            "Run::state_at needs with_dense_output() and an accepted step"
+        );
+        self.dense_at(self.theta(t), out);
+    }
+
+    /// The dense output at the fraction `theta` of the last accepted step.
+    fn dense_at(&mut self, theta: f64, out: &mut S) {
+        self.method.dense(
+            &mut self.workspace.method,
+            &self.workspace.other,
+            S::Scalar::from_f64(self.step_length),
+            theta,
+            out,
+        );
+    }
+
+    /// The dense output at the fraction `theta` of the last accepted step, in the run's
+    /// buffer for states inside a step.
+    pub(super) fn dense_probe(&mut self, theta: f64) -> &S {
+        let Workspace {
+            method: stages,
+            other,
+            probe,
+            ..
+        } = &mut *self.workspace;
+        let h = S::Scalar::from_f64(self.step_length);
+        self.method.dense(stages, other, h, theta, probe);
+        probe
+    }
+
+    /// The fraction of the last accepted step at which time `t` is.
+    pub(super) fn theta(&self, t: S::Scalar) -> f64 {
+        (t.to_f64() - self.step_start) / self.step_length
+    }
+
+    /// The direction of the run: 1 forwards, −1 backwards.
+    pub(super) fn direction(&self) -> f64 {
+        self.direction
+    }
+
+    /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.
+    pub(super) fn interpolant(&self) -> M::Interpolant {
+        self.method.interpolant(&self.workspace.method)
+    }
+
+    /// The last accepted step's full length (more than the state's time less its start
+    /// once [`cut`](Run::cut_at) at an event).
+    pub(super) fn step_length(&self) -> f64 {
+        self.step_length
+    }
+
+    pub(super) fn step_start(&self) -> f64 {
+        self.step_start
+    }
+
+    /// Moves the state back to the fraction `theta` of the last accepted step (an event
+    /// there), from where the run goes on.
+    pub(super) fn cut_at(&mut self, theta: f64) {
+        let t = self.step_start + theta * self.step_length;
+        self.dense_probe(theta);
+        core::mem::swap(self.state, &mut self.workspace.probe);
+        self.t = t;
+        self.started = false;
+        self.statistics.t = t;
+        self.statistics.stop = Stop::Running;
+    }
+
+    /// Ends the run where it is, for `stop`.
+    pub(super) fn stop(&mut self, stop: Stop) {
+        self.statistics.stop = stop;
+    }
+
+    /// Attempts steps until one is accepted; `Ok(false)` when the run was already at its
+    /// end.
+    ///
+    /// # Errors
+    ///
+    /// [`AdaptiveError`] when the run cannot go on (a step too small for the precision of
+    /// `t`, a non-finite error estimate, a method's step failing however short, too many
+    /// steps): the state is then the last accepted one, at [`time`](Run::time).
+    #[inline]
+    pub fn step(&mut self) -> Result<bool, AdaptiveError> {
+        loop {
+            match self.try_step()? {
+                Attempt::Accepted => return Ok(true),
+                Attempt::Rejected => {}
+                Attempt::Done => return Ok(false),
+            }
+        }
+    }
+
+    /// Attempts one step: accepted (the state moves to its end) or rejected (the state
+    /// stays, the next attempt is shorter).
+    ///
+    /// # Errors
+    ///
+    /// As [`step`](Run::step).
+    #[inline]
+    pub fn try_step(&mut self) -> Result<Attempt, AdaptiveError> {
+        if self.statistics.stop != Stop::Running {
+            return Ok(Attempt::Done);
+        }
+        let Workspace {
+            method: stages,
+            other,
+            probe,
+            rate,
+        } = &mut *self.workspace;
+        let method = self.method;
+        let now = S::Scalar::from_f64(self.t);
+        if !self.started {
+            method.begin(stages, self.state, self.forces, now, &mut self.statistics);
+            self.started = true;
+        } else if self.step_on {
+            method.step_on(stages);
+        }
+        self.step_on = false;
+        if self.h == 0.0 {
+            self.statistics.evaluations += 1;
+            self.h = initial_step(
+                self.state,
+                self.forces,
+                now,
+                self.direction,
+                self.max_step,
+                method.error_order() + 1,
+                method.start_rate(stages),
+                self.tolerances,
+                probe,
+                rate,
+            );
+        }
+        let (t, end, direction) = (self.t, self.end, self.direction);
+        let mut h = self.h;
+        if self.statistics.steps() >= self.max_steps {
+            return Err(AdaptiveError::TooManySteps {
+                t,
+                steps: self.max_steps,
+            });
+        }
+        if 0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0 {
+            return Err(match self.failure {
+                // Shrunk to nothing by failed attempts: their cause is the run's.
+                Some(cause) => AdaptiveError::StepFailed { t, h, cause },
+                None if self.non_finite > 0 => AdaptiveError::NonFiniteError { t, h },
+                None => AdaptiveError::StepTooSmall { t, h },
+            });
+        }
+        let last = (t + 1.01 * h - end) * direction > 0.0;
+        if last {
+            h = end - t;
+        }
+        let (t_s, h_s) = (S::Scalar::from_f64(t), S::Scalar::from_f64(h));
+        let attempt = method.attempt(
+            stages,
+            self.state,
+            self.forces,
+            t_s,
+            h_s,
+            self.tolerances,
+            other,
+            &mut self.statistics,
+        );
+        // A step so long that the state overflows on the way (an implicit method's first
+        // guess on a stiff problem) is retried shorter, as one far over the tolerance;
+        // forces that are not finite however short the step stop the run. A step the
+        // method could not take is retried shorter too.
+        let error = match attempt {
+            Ok(error) if error.is_finite() => {
+                self.non_finite = 0;
+                self.failure = None;
+                error
+            }
+            Ok(_) => {
+                self.non_finite += 1;
+                if self.non_finite > MAX_NON_FINITE {
+                    return Err(AdaptiveError::NonFiniteError { t, h });
+                }
+                f64::MAX
+            }
+            Err(cause) => {
+                self.failure = Some(cause);
+                f64::MAX
+            }
+        };
+        let decision = match method.decide(stages, error) {
+            Some(decision) => decision,
+            None => self.controller.decide(
+                error,
+                method.error_order(),
+                &mut self.previous_error,
+                self.after_rejection,
+            ),
+        };
+        if !decision.accept {
+            self.statistics.rejected += 1;
+            self.after_rejection = true;
+            self.h = h * decision.factor;
+            return Ok(Attempt::Rejected);
+        }
+        self.statistics.accepted += 1;
+        method.accept(
+            stages,
+            self.state,
+            other,
+            self.forces,
+            t_s,
+            h_s,
+            self.dense,
+            &mut self.statistics,
+        );
+        core::mem::swap(self.state, other);
+        self.step_on = true;
+        self.stiffness
+            .test(|| method.stiffness(stages), t + h, &mut self.statistics);
+        self.step_start = t;
+        self.step_length = h;
+        self.t = if last { end } else { t + h };
+        self.after_rejection = false;
+        self.h = (h * decision.factor).abs().min(self.max_step) * direction;
+        self.statistics.t = self.t;
+        if last {
+            self.statistics.stop = Stop::End;
+        }
+        Ok(Attempt::Accepted)
+    }
+}
+
+/// Hairer's initial step (Hairer–Nørsett–Wanner I, II.4, and dopri5.f's `HINIT`): an Euler
+/// step `h₀ = 0.01 ‖y₀‖/‖f₀‖`, the second derivative estimated from it, and the step at
+/// which `h^q · max(‖f₀‖, ‖f′‖) = 0.01`, at most 100 h₀. One force evaluation.
+#[allow(clippy::too_many_arguments)]
+fn initial_step<S: State, F: Forces<S> + ?Sized>(
+    state: &S,
+    forces: &F,
+    t0: S::Scalar,
+    direction: f64,
+    max_step: f64,
+    q: u32,
+    rate: &DerivativeOf<S>,
+    tolerances: &Tolerances,
+    probe: &mut S,
+    next_rate: &mut DerivativeOf<S>,
+) -> f64 {
+    let norm = ErrorNorm::new(tolerances, state, state);
+    let dnf = norm.norm(rate, 1.0);
+    let dny = norm.start_size(rate.dim());
+    let h0 = if dnf <= 1e-5 || dny <= 1e-5 {
+        1e-6
+    } else {
+        0.01 * dny / dnf
+    };
+    let h0 = h0.min(max_step) * direction;
+    state.probe_into(rate, S::Scalar::from_f64(h0), probe);
+    probe.derivative_into(forces, t0 + S::Scalar::from_f64(h0), next_rate);
+    let n = rate.dim();
+    let mut second = 0.0;
+    for i in 0..n {
+        let d = (next_rate.component(i) - rate.component(i)).to_f64() / norm.scale(i);
+        second += d * d;
+    }
+    let second = (second / n.max(1) as f64).sqrt() / h0.abs();
+    let largest = second.max(dnf);
+    let h1 = if largest <= 1e-15 {
+        (h0.abs() * 1e-3).max(1e-6)
+    } else {
+        (0.01 / largest).powf(1.0 / f64::from(q))
+    };
+    (100.0 * h0.abs()).min(h1).min(max_step) * direction
+}

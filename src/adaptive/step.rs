@@ -1,0 +1,50 @@
+//! [`Step`]: an accepted step, as an observer sees it.
+
+use super::run::Run;
+use crate::control::AdaptiveMethod;
+use crate::{Forces, State};
+
+/// One accepted step, as an observer ([`Integration::observe`],
+/// [`Adaptive::solve_with`]) sees it: its ends, and the state anywhere between them from
+/// the method's dense output.
+pub struct Step<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> {
+    run: &'r mut Run<'a, S, M, F>,
+}
+
+impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a, S, M, F> {
+    pub(super) fn new(run: &'r mut Run<'a, S, M, F>) -> Self {
+        Step { run }
+    }
+
+    pub(super) fn run(&self) -> &Run<'a, S, M, F> {
+        self.run
+    }
+
+    /// When the step began.
+    pub fn start_time(&self) -> S::Scalar {
+        self.run.previous_time()
+    }
+
+    /// When the step ended (at an event, if one cut it).
+    pub fn end_time(&self) -> S::Scalar {
+        self.run.time()
+    }
+
+    /// The state when the step began.
+    pub fn start(&self) -> &S {
+        self.run.previous_state()
+    }
+
+    /// The state when the step ended.
+    pub fn end(&self) -> &S {
+        self.run.state()
+    }
+
+    /// Writes the state at time `t` (inside the step, or at either end) into `out`, from
+    /// the method's continuous extension (for a pair, `y + dt Σ wᵢ(θ) kᵢ` with
+    /// `θ = (t − t₀)/dt`), without stepping there. A `t` outside the step extrapolates,
+    /// less and less accurately.
+    pub fn state_at(&mut self, t: S::Scalar, out: &mut S) {
+        self.run.state_at(t, out);
+    }
+}

@@ -1,0 +1,28 @@
+//! What every method with error control uses, below the methods and the driver: the
+//! [`Tolerances`] and the [`ErrorNorm`] they define, the step-size [`Controller`], the
+//! [`Statistics`] of a run, and the [`AdaptiveMethod`] trait a method implements to be
+//! stepped under error control.
+//!
+//! The layers point one way:
+//!
+//! ```text
+//! adaptive     the driver: Adaptive, Run (a controlled step you own), events, Solution
+//!    ↓
+//! integrators  the methods: tableaus, schemes, each method's error estimate and interpolant
+//!    ↓
+//! control      tolerances, error norm, controller, statistics, the AdaptiveMethod trait
+//!    ↓
+//! the model    State, Vector, VectorSpace, Forces, Particle, rigid bodies; linalg
+//! ```
+
+mod controller;
+mod method;
+mod norm;
+mod statistics;
+mod tolerances;
+
+pub use controller::{Controller, Decision};
+pub use method::{AdaptiveMethod, IntoAdaptive};
+pub use norm::ErrorNorm;
+pub use statistics::{Statistics, Stop};
+pub use tolerances::Tolerances;

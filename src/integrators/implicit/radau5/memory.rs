@@ -1,0 +1,74 @@
+//! What adaptive Radau5 remembers between attempts and steps (radau5.f's `RADCOR`
+//! locals), kept in its workspace.
+
+/// radau5.f's `THET`: a Jacobian is kept for the next step while the Newton iteration
+/// contracts by at least this factor per iteration.
+pub(super) const JACOBIAN_REUSE: f64 = 0.001;
+
+/// How the last attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Outcome {
+    /// The Newton iteration converged; the error norm.
+    Estimated(f64),
+    /// The Newton iteration diverged, converged too slowly, or the matrix was singular:
+    /// retry with the step times this factor.
+    Failed(f64),
+}
+
+/// What the adaptive method remembers between attempts and steps (radau5.f's `RADCOR`
+/// locals).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Memory {
+    /// No step accepted yet since [`begin`](crate::control::AdaptiveMethod::begin).
+    pub(super) first: bool,
+    /// The last attempt failed.
+    pub(super) reject: bool,
+    /// The Newton iteration's contraction factor, last measured.
+    pub(super) theta: f64,
+    /// `θ/(1 − θ)`, the factor from the last correction to the error left.
+    pub(super) faccon: f64,
+    pub(super) dynold: f64,
+    pub(super) thqold: f64,
+    /// The last attempt's step.
+    pub(super) h: f64,
+    /// The last accepted step (the collocation polynomial's).
+    pub(super) h_old: f64,
+    pub(super) has_polynomial: bool,
+    /// Gustafsson's controller: the last accepted step and its error.
+    pub(super) h_accepted: f64,
+    pub(super) error_accepted: f64,
+    pub(super) accepted: u64,
+    /// The Jacobian was evaluated at this step's start.
+    pub(super) jacobian_fresh: bool,
+    /// The next attempt wants a new Jacobian (unless the one kept is fresh).
+    pub(super) wants_jacobian: bool,
+    /// The step the factorisations are for.
+    pub(super) factored: Option<f64>,
+    pub(super) iterations: usize,
+    pub(super) outcome: Outcome,
+}
+
+impl Memory {
+    pub(super) const fn new() -> Self {
+        Memory {
+            first: true,
+            reject: false,
+            theta: JACOBIAN_REUSE,
+            faccon: 1.0,
+            dynold: 0.0,
+            thqold: 0.0,
+            h: 0.0,
+            h_old: 0.0,
+            has_polynomial: false,
+            h_accepted: 0.0,
+            error_accepted: 1e-2,
+            accepted: 0,
+            jacobian_fresh: false,
+            wants_jacobian: true,
+            factored: None,
+            iterations: 0,
+            outcome: Outcome::Failed(0.5),
+        }
+    }
+}
+
