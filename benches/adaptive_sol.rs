@@ -34,7 +34,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use shared::{Rhs, rung};
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::Adaptive;
 
 const PAIR: timestep::EmbeddedPair<16> = timestep::Dop853::PAIR;
 const A: [[f64; 16]; 16] = PAIR.tableau.a;
@@ -295,7 +296,7 @@ fn tight<const N: usize, F: Rhs<N>, const PRESCALED: bool, const POWF: bool, con
 fn by_timestep<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     tol: f64,
-) -> ([f64; N], timestep::adaptive::Statistics) {
+) -> ([f64; N], timestep::Statistics) {
     let mut y = p.start;
     let tolerances = Tolerances::new(tol, tol);
     let statistics = Adaptive::new(timestep::Dop853)

@@ -41,7 +41,8 @@ use std::cell::Cell;
 use std::f64::consts::TAU;
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::Adaptive;
 use timestep::{Dop853, Integrator, Method, Particle};
 
 const ECCENTRICITY: f64 = 0.9;

@@ -45,7 +45,8 @@ use shared::{Last, OdeSolversIvp, Rhs, rung};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::Adaptive;
 use timestep::{Dopri5, Integrator, Particle, Rk4, Tsit5};
 
 /// The problem's constants.

@@ -85,7 +85,8 @@ use std::cell::{Cell, RefCell};
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::Adaptive;
 use timestep::{InPlace, Jacobian, Rodas4, Ros3p, Structure, WithJacobian};
 
 // ------------------------------------------------------------------------------------------
@@ -290,7 +291,7 @@ impl std::fmt::Display for Counts {
     }
 }
 
-fn timestep_counts(s: timestep::adaptive::Statistics) -> Counts {
+fn timestep_counts(s: timestep::Statistics) -> Counts {
     Counts {
         evaluations: s.evaluations,
         products: 0,

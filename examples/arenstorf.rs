@@ -22,8 +22,7 @@ mod cli;
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::adaptive::{Adaptive, AdaptiveMethod, Statistics, Tolerances};
-use timestep::{Bs3, Dop853, Dopri5, Tsit5};
+use timestep::{Adaptive, AdaptiveKind, Statistics, Tolerances};
 
 const PROGRAM: &str = "arenstorf";
 
@@ -57,7 +56,7 @@ struct Settings {
 /// One period with `method`, a row per accepted step to `out`; the end state and the
 /// statistics, or the solver's error as a message.
 fn run(
-    method: impl AdaptiveMethod<[f64; 4]>,
+    method: AdaptiveKind,
     settings: &Settings,
     out: &mut impl Write,
 ) -> Result<([f64; 4], Statistics), String> {
@@ -120,12 +119,8 @@ fn main() -> ExitCode {
     if writeln!(out, "t,x,y,vx,vy").is_err() {
         return ExitCode::FAILURE;
     }
-    let result = match method.as_str() {
-        "dopri5" => run(Dopri5, &settings, &mut out),
-        "tsit5" => run(Tsit5, &settings, &mut out),
-        "dop853" => run(Dop853, &settings, &mut out),
-        _ => run(Bs3, &settings, &mut out),
-    };
+    let kind: AdaptiveKind = method.parse().expect("a name checked above");
+    let result = run(kind, &settings, &mut out);
     if out.flush().is_err() {
         return ExitCode::FAILURE;
     }

@@ -21,7 +21,8 @@ use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use timestep::Dopri5;
-use timestep::adaptive::{Adaptive, Direction, Event, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::{Adaptive, Direction, Event};
 
 const PROGRAM: &str = "bouncing_ball";
 const G: f64 = 9.81;

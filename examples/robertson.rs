@@ -25,8 +25,7 @@ mod cli;
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::adaptive::{Adaptive, AdaptiveMethod, Statistics, Tolerances};
-use timestep::{Radau5, Rodas4, Ros3p};
+use timestep::{Adaptive, AdaptiveKind, Statistics, Tolerances};
 
 const PROGRAM: &str = "robertson";
 
@@ -73,7 +72,7 @@ fn row(out: &mut impl Write, t: f64, y: &[f64; 3]) -> io::Result<()> {
 /// the steps left as the tolerance chose them); the statistics, or the solver's error as
 /// a message.
 fn run(
-    method: impl AdaptiveMethod<[f64; 3]>,
+    method: AdaptiveKind,
     rtol: f64,
     atol: f64,
     out: &mut impl Write,
@@ -118,17 +117,9 @@ fn main() -> ExitCode {
     if writeln!(out, "t,y1,y2,y3,sum").is_err() {
         return ExitCode::FAILURE;
     }
-    let result = match method.as_str() {
-        // Robertson's rates do not depend on time: no ∂f/∂t to take.
-        "rodas4" => run(
-            Rodas4.rosenbrock().assume_autonomous(),
-            rtol,
-            atol,
-            &mut out,
-        ),
-        "ros3p" => run(Ros3p.rosenbrock().assume_autonomous(), rtol, atol, &mut out),
-        _ => run(Radau5::new(), rtol, atol, &mut out),
-    };
+    // The rates do not depend on time: no ∂f/∂t to take.
+    let kind: AdaptiveKind = method.parse().expect("a name checked above");
+    let result = run(kind.assume_autonomous(), rtol, atol, &mut out);
     if out.flush().is_err() {
         return ExitCode::FAILURE;
     }

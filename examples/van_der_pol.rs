@@ -24,8 +24,7 @@ mod cli;
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::adaptive::{Adaptive, AdaptiveMethod, Statistics, Tolerances};
-use timestep::{Radau5, Rodas4, Ros3p};
+use timestep::{Adaptive, AdaptiveKind, Statistics, Tolerances};
 
 const PROGRAM: &str = "van_der_pol";
 
@@ -40,7 +39,7 @@ struct Settings {
 /// The run with `method`, a row per accepted step to `out`; the statistics, or the
 /// solver's error as a message.
 fn run(
-    method: impl AdaptiveMethod<[f64; 2]>,
+    method: AdaptiveKind,
     settings: &Settings,
     out: &mut impl Write,
 ) -> Result<Statistics, String> {
@@ -112,12 +111,9 @@ fn main() -> ExitCode {
     if writeln!(out, "t,x,v").is_err() {
         return ExitCode::FAILURE;
     }
-    let result = match method.as_str() {
-        // The rates do not depend on time: no ∂f/∂t to take.
-        "rodas4" => run(Rodas4.rosenbrock().assume_autonomous(), &settings, &mut out),
-        "ros3p" => run(Ros3p.rosenbrock().assume_autonomous(), &settings, &mut out),
-        _ => run(Radau5::new(), &settings, &mut out),
-    };
+    // The rates do not depend on time: no ∂f/∂t to take.
+    let kind: AdaptiveKind = method.parse().expect("a name checked above");
+    let result = run(kind.assume_autonomous(), &settings, &mut out);
     if out.flush().is_err() {
         return ExitCode::FAILURE;
     }

@@ -40,7 +40,8 @@ use std::cell::Cell;
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::Instant;
-use timestep::adaptive::{Adaptive, AdaptiveError, Statistics, Tolerances};
+use timestep::adaptive::Adaptive;
+use timestep::{AdaptiveError, Statistics, Tolerances};
 use timestep::{Forces, Integrator, Method, MethodKind, Particle, Scheme, State};
 
 const PROGRAM: &str = "work_precision";

@@ -284,7 +284,7 @@ pub enum AdaptiveError {
         /// The absolute tolerance.
         absolute: f64,
     },
-    /// The controller's settings are out of range (see [`Controller`]).
+    /// The controller's settings are out of range (see [`Controller`](crate::control::Controller)).
     InvalidController,
     /// An initial or largest step that is zero or `NaN` (or, initial, infinite).
     InvalidStep {
@@ -321,7 +321,7 @@ pub enum AdaptiveError {
         /// Why the method's last attempt failed.
         cause: StepError,
     },
-    /// The sample times of [`Adaptive::solve_at`] are empty, not finite, or not ordered
+    /// The sample times of [`Adaptive::solve_at`](crate::Adaptive::solve_at) are empty, not finite, or not ordered
     /// from the start in one direction.
     InvalidSampleTimes,
     /// The run took the most steps allowed without reaching its end.

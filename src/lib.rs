@@ -213,7 +213,7 @@
 //!   and events locate where a function of the state crosses zero. Fixed steps stay right
 //!   for games (a frame is a frame), real-time budgets (a step's cost is known), and long
 //!   symplectic runs (a varying step breaks symplecticity). The run's
-//!   [`adaptive::Statistics`] count evaluations and accepted and rejected steps: many
+//!   [`Statistics`] count evaluations and accepted and rejected steps: many
 //!   rejections, or steps that collapse far below the time scale you expect, mean a
 //!   discontinuity or **stiffness**: a component far faster than the motion you follow,
 //!   which limits an explicit method's step by stability, not accuracy.
@@ -224,7 +224,7 @@
 //!   faster than the motion you follow has decayed, yet still bounds an explicit method's
 //!   step by stability: the step collapses to `ω dt ≈ 3` of the fast mode however smooth
 //!   the solution, and the statistics show many short steps, many rejected. The driver
-//!   tests for this as dopri5.f does ([`adaptive::Statistics::stiff_from`]): on Van der
+//!   tests for this as dopri5.f does ([`Statistics::stiff_from`]): on Van der
 //!   Pol at μ = 100 [`Dopri5`] is found stiff at its 1 014th step, where each step sits at
 //!   `h|λ| ≈ 3.3`, its stability boundary, and [`Radau5`] then takes 44 times fewer steps.
 //!   A Rosenbrock
@@ -537,11 +537,11 @@ pub use control::{Statistics, Stop, Tolerances};
 pub use error::{AdaptiveError, MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
-    AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Coefficients, Composition, Dop853, Dopri5,
-    EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator,
-    Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError, ParseMethodError,
-    PlainDrift, PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4, Scheme,
-    SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet,
+    AdamsBashforthMoulton, AdaptiveKind, BackwardEuler, Beeman, Bs3, Coefficients, Composition,
+    Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler,
+    Integrator, Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError,
+    ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4,
+    Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet,
     WithJacobian, WithLinearPart,
 };
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
@@ -555,10 +555,10 @@ pub use linalg::{Jacobian, Structure};
 pub mod workspace {
     pub use crate::integrators::RosenbrockWorkspace;
     pub use crate::integrators::{
-        AdamsBashforthMoultonWorkspace, BackwardEulerWorkspace, BeemanWorkspace,
-        CompositionWorkspace, ExponentialEulerWorkspace, ImplicitWorkspace, MethodWorkspace,
-        PairWorkspace, PositionVerletWorkspace, Radau5Workspace, RkWorkspace,
-        SemiImplicitEulerWorkspace, VerletWorkspace,
+        AdamsBashforthMoultonWorkspace, AdaptiveKindInterpolant, AdaptiveKindWorkspace,
+        BackwardEulerWorkspace, BeemanWorkspace, CompositionWorkspace, ExponentialEulerWorkspace,
+        ImplicitWorkspace, MethodWorkspace, PairWorkspace, PositionVerletWorkspace,
+        Radau5Workspace, RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
     };
 }
 pub use interpolate::{Interpolate, InterpolateMotion};

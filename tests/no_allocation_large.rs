@@ -17,7 +17,8 @@
 use glam::DVec3;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use timestep::adaptive::{Adaptive, Event, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::{Adaptive, Event};
 use timestep::{
     BackwardEuler, Forces, InPlace, Integrator, Jacobian, Method, MethodKind, Particles, Rk4,
     Rodas4, Rosenbrock, State, Stepper, Structure, Verlet, WithJacobian,
@@ -468,7 +469,8 @@ fn fixed_steps_allocate_only_on_the_first() {
 #[test]
 fn adaptive_radau5_allocates_only_in_its_first_run() {
     use timestep::Radau5;
-    use timestep::adaptive::{Adaptive, Tolerances};
+    use timestep::Tolerances;
+    use timestep::adaptive::Adaptive;
     let n = 40;
     let scale = ((n + 1) * (n + 1)) as f64;
     let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {

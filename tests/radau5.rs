@@ -27,7 +27,8 @@
 mod common;
 
 use common::log_log_slope;
-use timestep::adaptive::{Adaptive, Event, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::{Adaptive, Event};
 use timestep::{
     Dopri5, Forces, InPlace, Integrator, Jacobian, Radau5, StepError, Stepper, Structure,
     WithJacobian,
@@ -416,10 +417,7 @@ fn adaptive_runs_report_non_finite_forces() {
         .solve(&mut y, &broken, 0.0, 1.0)
         .unwrap_err();
     assert!(
-        matches!(
-            error,
-            timestep::adaptive::AdaptiveError::NonFiniteError { .. }
-        ),
+        matches!(error, timestep::AdaptiveError::NonFiniteError { .. }),
         "{error:?}"
     );
     // Finite at the start, infinite beyond a cliff the steps must not cross: the run
@@ -432,8 +430,8 @@ fn adaptive_runs_report_non_finite_forces() {
     assert!(
         matches!(
             error,
-            timestep::adaptive::AdaptiveError::StepTooSmall { .. }
-                | timestep::adaptive::AdaptiveError::NonFiniteError { .. }
+            timestep::AdaptiveError::StepTooSmall { .. }
+                | timestep::AdaptiveError::NonFiniteError { .. }
         ),
         "{error:?}"
     );

@@ -12,8 +12,9 @@
 mod problems;
 
 use problems::*;
+use timestep::Tolerances;
 use timestep::Tsit5;
-use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::adaptive::Adaptive;
 
 fn kepler_integrals(y: &[f64; 4]) -> (f64, f64) {
     let [x, y, vx, vy] = *y;

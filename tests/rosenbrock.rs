@@ -22,7 +22,8 @@ mod common;
 
 use approx::assert_relative_eq;
 use common::log_log_slope;
-use timestep::adaptive::{Adaptive, AdaptiveError, Direction, Event, Tolerances};
+use timestep::adaptive::{Adaptive, Direction, Event};
+use timestep::{AdaptiveError, Tolerances};
 use timestep::{
     Dopri5, InPlace, Integrator, Jacobian, Rodas4, Ros3p, Rosenbrock, RosenbrockDense,
     RosenbrockTableau, StepError, Stepper, Structure, WithJacobian,
@@ -611,9 +612,8 @@ fn banded_dense_and_analytic_jacobians_agree() {
         for (a, b) in dense.iter().zip(&banded) {
             assert!((a - b).abs() < 1e-9, "{name}: {a} vs {b}");
         }
-        let per_step = |s: timestep::adaptive::Statistics| {
-            (s.evaluations as f64 - s.accepted as f64) / s.steps() as f64
-        };
+        let per_step =
+            |s: timestep::Statistics| (s.evaluations as f64 - s.accepted as f64) / s.steps() as f64;
         assert!(per_step(dense_statistics) > n as f64, "{name}");
         assert!(per_step(banded_statistics) < 10.0, "{name}");
     });

@@ -3,7 +3,8 @@
 //! problems whose steps are held by stability, and on ones whose steps are not.
 
 use approx::assert_relative_eq;
-use timestep::adaptive::{Adaptive, Tolerances};
+use timestep::Tolerances;
+use timestep::adaptive::Adaptive;
 use timestep::{Bs3, Dop853, Dopri5, ExplicitEuler, Radau5, Rk4, Tsit5};
 
 /// A root of `p` by Newton's iteration from `x`.
@@ -77,10 +78,10 @@ fn stability_boundaries_match_their_closed_forms() {
 fn a_step_held_at_the_stability_limit_is_found_stiff() {
     let lambda = 1e4;
     let stiff = move |y: &f64, t: f64| -lambda * (y - t.cos());
-    fn run<M: timestep::adaptive::AdaptiveMethod<f64>>(
+    fn run<M: timestep::control::IntoAdaptive<Method: timestep::control::AdaptiveMethod<f64>>>(
         method: M,
         forces: &impl Fn(&f64, f64) -> f64,
-    ) -> timestep::adaptive::Statistics {
+    ) -> timestep::Statistics {
         let mut y = 0.0;
         Adaptive::new(method)
             .with_stiffness_test(1)

@@ -4,7 +4,7 @@
 
 use std::fmt::Display;
 use std::process::exit;
-use timestep::adaptive::Statistics;
+use timestep::Statistics;
 
 /// The most steps an example runs: ten million (seconds of work, and for the examples
 /// that print a row per step, about a gigabyte of CSV). A `--dt` and `--duration` that

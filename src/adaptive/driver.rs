@@ -1,9 +1,9 @@
 //! [`Adaptive`]: a method with error control, its settings and its workspace; the solves
 //! it offers, each a short loop over a [`Run`].
 
+use super::Step;
 use super::events::{Events, Fired, Output, watch};
 use super::run::Run;
-use super::Step;
 #[cfg(feature = "alloc")]
 use super::solution::{Integration, NoObserver};
 use crate::control::{AdaptiveMethod, Controller, IntoAdaptive, Statistics, Tolerances};

@@ -1,8 +1,8 @@
 //! [`Event`]s: zero crossings of functions of the state, located on the dense output; and
 //! the loop that watches them, with samples and an observer, over a [`Run`].
 
-use super::run::Run;
 use super::Step;
+use super::run::Run;
 use crate::control::{AdaptiveMethod, Stop};
 use crate::{AdaptiveError, Forces, Scalar, State};
 use num_traits::Float;
@@ -331,8 +331,8 @@ where
     while run.step()? {
         let (start, h) = (run.step_start(), run.step_length());
         let t_end = run.time();
-        let tolerance = (4.0 * S::Scalar::epsilon().to_f64() * (start.abs() + h.abs()) / h.abs())
-            .max(1e-15);
+        let tolerance =
+            (4.0 * S::Scalar::epsilon().to_f64() * (start.abs() + h.abs()) / h.abs()).max(1e-15);
         // Every event crossed in this step, located on the dense output: the earliest
         // instant, and which events cross there.
         let mut g_end = [0.0; MAX_EVENTS];

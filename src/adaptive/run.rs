@@ -371,7 +371,8 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 self.failure = None;
                 error
             }
-            Ok(_) => {
+            // Non-finite forces met inside the step, by an implicit method's iteration.
+            Ok(_) | Err(StepError::NonFiniteResidual | StepError::NonFiniteJacobian) => {
                 self.non_finite += 1;
                 if self.non_finite > MAX_NON_FINITE {
                     return Err(AdaptiveError::NonFiniteError { t, h });

@@ -247,7 +247,9 @@ where
             check_times(times, t0, t1)?;
         }
         let method = solver.method.clone();
-        let mut run = solver.start(&mut state, forces, t0, t1)?.with_dense_output();
+        let mut run = solver
+            .start(&mut state, forces, t0, t1)?
+            .with_dense_output();
         let mut recorder = Recorder {
             solution: Solution {
                 times: Vec::new(),
@@ -297,11 +299,9 @@ where
     fn step(&mut self, step: &mut Step<'_, '_, S, M, F>) {
         if let Some(dense) = &mut self.solution.dense {
             let run = step.run();
-            dense.spans.push((
-                run.step_start(),
-                run.step_length(),
-                run.time().to_f64(),
-            ));
+            dense
+                .spans
+                .push((run.step_start(), run.step_length(), run.time().to_f64()));
             dense.starts.push(run.previous_state().clone());
             dense.interpolants.push(run.interpolant());
         }
@@ -349,5 +349,7 @@ where
     I::Method: AdaptiveMethod<S> + Clone,
     F: Forces<S> + ?Sized,
 {
-    Adaptive::new(method).integrate(forces, state, t0, t1).solve()
+    Adaptive::new(method)
+        .integrate(forces, state, t0, t1)
+        .solve()
 }

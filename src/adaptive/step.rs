@@ -4,8 +4,8 @@ use super::run::Run;
 use crate::control::AdaptiveMethod;
 use crate::{Forces, State};
 
-/// One accepted step, as an observer ([`Integration::observe`],
-/// [`Adaptive::solve_with`]) sees it: its ends, and the state anywhere between them from
+/// One accepted step, as an observer ([`Integration::observe`](super::Integration::observe),
+/// [`Adaptive::solve_with`](super::Adaptive::solve_with)) sees it: its ends, and the state anywhere between them from
 /// the method's dense output.
 pub struct Step<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> {
     run: &'r mut Run<'a, S, M, F>,

@@ -18,7 +18,7 @@
 /// may not grow.
 ///
 /// ```
-/// use timestep::adaptive::Controller;
+/// use timestep::control::Controller;
 ///
 /// let hairer = Controller::default();
 /// assert_eq!((hairer.safety, hairer.min_factor, hairer.max_factor, hairer.beta), (0.9, 0.2, 10.0, 0.04));
@@ -27,7 +27,7 @@
 /// Settings out of range (a safety above 1, a `min_factor` above 1, …), built by hand or
 /// loaded, are refused when a run starts ([`AdaptiveError::InvalidController`]).
 ///
-/// [`AdaptiveError::InvalidController`]: super::AdaptiveError::InvalidController
+/// [`AdaptiveError::InvalidController`]: crate::AdaptiveError::InvalidController
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -85,7 +85,7 @@ impl Default for Controller {
 /// controls its own steps ([`AdaptiveMethod::decide`](super::AdaptiveMethod::decide)).
 ///
 /// ```
-/// use timestep::adaptive::Decision;
+/// use timestep::control::Decision;
 ///
 /// let retry_at_half = Decision { accept: false, factor: 0.5 };
 /// assert!(!retry_at_half.accept);
@@ -95,7 +95,7 @@ impl Default for Controller {
 /// allowed); a factor of exactly 1 keeps the step's length bit for bit, which lets an
 /// implicit method keep its factorisation. A `factor` that is zero, negative or not
 /// finite is a defect of the method that made it: the next step is then refused as too
-/// small ([`AdaptiveError::StepTooSmall`](super::AdaptiveError::StepTooSmall)) or taken
+/// small ([`AdaptiveError::StepTooSmall`](crate::AdaptiveError::StepTooSmall)) or taken
 /// with the sign of the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision {

@@ -84,11 +84,12 @@ pub trait AdaptiveMethod<S: State> {
     /// with Gustafsson's controller, as radau5.f does. The explicit pairs return `None`.
     ///
     /// ```
-    /// use timestep::adaptive::AdaptiveMethod;
+    /// use timestep::control::AdaptiveMethod;
     /// use timestep::Dopri5;
     ///
-    /// let mut workspace = AdaptiveMethod::<f64>::workspace(&Dopri5, &1.0);
-    /// assert_eq!(AdaptiveMethod::<f64>::decide(&Dopri5, &mut workspace, 0.5), None);
+    /// let pair = &Dopri5::PAIR;
+    /// let mut workspace = AdaptiveMethod::<f64>::workspace(&pair, &1.0);
+    /// assert_eq!(AdaptiveMethod::<f64>::decide(&pair, &mut workspace, 0.5), None);
     /// ```
     fn decide(&self, workspace: &mut Self::Workspace, error: f64) -> Option<Decision> {
         let _ = (workspace, error);

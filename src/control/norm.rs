@@ -17,13 +17,16 @@ use num_traits::Float;
 /// # Example
 ///
 /// ```
-/// use timestep::control::{ErrorNorm, Tolerances};
+/// use timestep::control::ErrorNorm;
+/// use timestep::{State, Tolerances};
 ///
 /// let tolerances = Tolerances::new(1e-3, 1e-6);
-/// let (start, end) = (vec![1.0, 0.0], vec![2.0, 0.0]);
+/// let (start, end) = ([1.0, 0.0], [2.0, 0.0]);
 /// let norm = ErrorNorm::new(&tolerances, &start, &end);
-/// // The scales are 1e-6 + 1e-3·2 and 1e-6.
-/// let error = vec![2.001e-3, 0.0];
+/// // The scales are 1e-6 + 1e-3·2 and 1e-6: an error of one scale in the first
+/// // coordinate is 1/√2 in the root mean square.
+/// let mut error = start.zero_rate();
+/// error.force = [2.001e-3, 0.0];
 /// assert!((norm.norm(&error, 1.0) - 0.5_f64.sqrt()).abs() < 1e-12);
 /// ```
 pub struct ErrorNorm<'a, S: State> {

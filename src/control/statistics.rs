@@ -13,7 +13,7 @@ use core::ops::{Add, AddAssign};
 ///
 /// let decay = |y: &f64, _t: f64| -y;
 /// let mut solver = Adaptive::new(Dopri5);
-/// let (mut y, mut total) = (1.0_f64, Default::default());
+/// let (mut y, mut total) = (1.0_f64, timestep::Statistics::default());
 /// for (t0, t1) in [(0.0, 1.0), (1.0, 2.0)] {
 ///     total += solver.solve(&mut y, &decay, t0, t1)?;
 /// }

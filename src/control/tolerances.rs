@@ -11,7 +11,7 @@ use crate::AdaptiveError;
 ///
 /// over the `n` coordinates of the state's rate (positions and momenta), where `y₀` and
 /// `y₁` are the state's coordinates before and after the step
-/// ([`State::coordinates_into`]; a state that does not give them is measured with the
+/// ([`State::coordinate`](crate::State::coordinate); a state that does not give them is measured with the
 /// absolute tolerance alone). A step is accepted when `err ≤ 1`. The tolerances are the
 /// same for every coordinate ([`new`](Tolerances::new)) or one per coordinate
 /// ([`per_component`](Tolerances::per_component)).
@@ -133,4 +133,3 @@ impl Tolerances {
         }
     }
 }
-

@@ -230,7 +230,7 @@ impl FromStr for MethodKind {
         Self::all()
             .into_iter()
             .find(|method| method.name() == canonical)
-            .ok_or_else(|| ParseMethodError::new(name))
+            .ok_or_else(|| ParseMethodError::new(name, &Self::NAMES))
     }
 }
 
@@ -247,10 +247,12 @@ impl FromStr for MethodKind {
 pub struct ParseMethodError {
     given: [u8; 64],
     len: usize,
+    /// The names it could have been.
+    names: &'static [&'static str],
 }
 
 impl ParseMethodError {
-    fn new(name: &str) -> Self {
+    pub(super) fn new(name: &str, names: &'static [&'static str]) -> Self {
         // Cut at a character boundary at most 64 bytes in.
         let mut len = name.len().min(64);
         while !name.is_char_boundary(len) {
@@ -258,7 +260,7 @@ impl ParseMethodError {
         }
         let mut given = [0; 64];
         given[..len].copy_from_slice(&name.as_bytes()[..len]);
-        ParseMethodError { given, len }
+        ParseMethodError { given, len, names }
     }
 
     /// The name that was given (its first 64 bytes).
@@ -270,7 +272,7 @@ impl ParseMethodError {
 impl fmt::Display for ParseMethodError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown method `{}`; expected one of: ", self.given())?;
-        for (i, name) in MethodKind::NAMES.iter().enumerate() {
+        for (i, name) in self.names.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }

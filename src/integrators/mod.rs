@@ -1,6 +1,7 @@
 //! [`Integrator`], the [`Scheme`] every method is, and the methods, one folder per family:
 //! explicit Runge–Kutta tableaus, partitioned (kick/drift) methods, implicit methods.
 
+mod adaptive_kind;
 mod explicit_rk;
 mod exponential_euler;
 mod implicit;
@@ -9,6 +10,7 @@ mod multistep;
 pub(crate) mod partitioned;
 mod stepper;
 
+pub use adaptive_kind::{AdaptiveKind, AdaptiveKindInterpolant, AdaptiveKindWorkspace};
 pub use explicit_rk::{
     Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, PairWorkspace,
     PredictorCorrector, Rk4, RkWorkspace, Tableau, Tsit5,

@@ -2,9 +2,7 @@
 //! the continuous extension of an [`EmbeddedPair`].
 
 use super::{Bs3, Dop853, Dopri5, EmbeddedPair, Stages, Tsit5};
-use crate::control::{
-    AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances,
-};
+use crate::control::{AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
 use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 
@@ -362,17 +360,18 @@ mod tests {
         let mut statistics = Statistics::default();
         let mut y1 = 0.0;
         method.begin(&mut workspace, &1.0, &forces, 0.0, &mut statistics);
-        method.attempt(
-            &mut workspace,
-            &1.0,
-            &forces,
-            0.0,
-            h,
-            &tolerances,
-            &mut y1,
-            &mut statistics,
-        )
-        .unwrap();
+        method
+            .attempt(
+                &mut workspace,
+                &1.0,
+                &forces,
+                0.0,
+                h,
+                &tolerances,
+                &mut y1,
+                &mut statistics,
+            )
+            .unwrap();
         method.accept(
             &mut workspace,
             &1.0,

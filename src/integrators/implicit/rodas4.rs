@@ -47,7 +47,8 @@ use super::rosenbrock::{RosenbrockDense, RosenbrockTableau, rosenbrock_method};
 /// `y₃ = 0.2842`, with mass conserved.
 ///
 /// ```
-/// use timestep::adaptive::{Adaptive, Tolerances};
+/// use timestep::adaptive::Adaptive;
+/// use timestep::Tolerances;
 /// use timestep::Rodas4;
 ///
 /// let robertson = |y: &[f64; 3], _t: f64| {
@@ -66,7 +67,7 @@ use super::rosenbrock::{RosenbrockDense, RosenbrockTableau, rosenbrock_method};
 /// // One Jacobian and one factorisation per attempted step.
 /// assert_eq!(statistics.jacobians, statistics.steps());
 /// assert_eq!(statistics.decompositions, statistics.steps());
-/// # Ok::<(), timestep::adaptive::AdaptiveError>(())
+/// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

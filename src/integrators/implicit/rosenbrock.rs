@@ -5,8 +5,8 @@
 use super::jacobian::{self, Differences};
 use crate::control::{AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
 use crate::integrators::{Memoryless, Properties, Scheme};
-use crate::vector::combination;
 use crate::linalg::{Buffer, Matrix, Structure};
+use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::One;
 

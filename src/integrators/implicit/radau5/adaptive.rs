@@ -2,9 +2,9 @@
 //! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
 
 use super::Radau5;
+use super::coefficients::nodes;
 use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
-use super::coefficients::nodes;
 use super::workspace::collocation_dense;
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -143,7 +143,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             statistics.evaluations += 3;
             newt += 1;
             if !dyno.is_finite() {
-                return self.fail(workspace, 0.5, not_converged(newt, dyno));
+                return self.fail(workspace, 0.5, StepError::NonFiniteResidual);
             }
             let memory = &mut workspace.memory;
             if newt > 1 && newt < nit {

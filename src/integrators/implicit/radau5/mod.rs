@@ -7,12 +7,12 @@
 //!   error estimate, collocation polynomial);
 //! - `fixed.rs`: one step as a [`Scheme`](crate::Scheme);
 //! - `adaptive.rs`: radau5.f's step and step-size control as an
-//!   [`AdaptiveMethod`](crate::adaptive::AdaptiveMethod).
+//!   [`AdaptiveMethod`](crate::control::AdaptiveMethod).
 
 mod adaptive;
 mod coefficients;
-mod memory;
 mod fixed;
+mod memory;
 mod workspace;
 
 pub use workspace::Radau5Workspace;
@@ -52,7 +52,7 @@ use crate::Structure;
 ///   more at `y₀ + err` on a first or retried step;
 /// - the step size comes from that estimate (`err^(1/4)`, safety 0.9 lowered as the
 ///   Newton iterations grow), with Gustafsson's predictive controller, between ⅛ and 8
-///   times the last. The run's [`Controller`](crate::adaptive::Controller) is not used.
+///   times the last. The run's [`Controller`](crate::control::Controller) is not used.
 ///
 /// Tolerances are tightened as radau5.f does (`rtol' = rtol^(2/3)/10`,
 /// `atol' = atol · rtol'/rtol`), so the tolerances given to
@@ -77,7 +77,7 @@ use crate::Structure;
 /// What it does with unusual input: a step of `dt = 0` does nothing; negative steps
 /// integrate backwards; a force that is infinite or `NaN` at the start of a step is
 /// refused ([`StepError::NonFiniteResidual`](crate::StepError::NonFiniteResidual) at
-/// fixed steps, [`AdaptiveError::NonFiniteError`](crate::adaptive::AdaptiveError) under
+/// fixed steps, [`AdaptiveError::NonFiniteError`](crate::AdaptiveError) under
 /// error control); one that is non-finite at a stage only makes the adaptive method
 /// retry a shorter step (the step may have been too long for the Newton iteration), and
 /// the fixed step refuse the step. A singular matrix is a shorter retry under error
@@ -94,7 +94,8 @@ use crate::Structure;
 /// oscillations with layers of width 10⁻⁶), the problem of radau5.f's test driver:
 ///
 /// ```
-/// use timestep::adaptive::{Adaptive, Tolerances};
+/// use timestep::adaptive::Adaptive;
+/// use timestep::Tolerances;
 /// use timestep::Radau5;
 ///
 /// let epsilon = 1e-6;
@@ -110,7 +111,7 @@ use crate::Structure;
 /// assert!((y[0] - 1.7061677).abs() < 1e-4 && (y[1] + 0.8928097).abs() < 1e-3);
 /// // An explicit method needs millions of steps here.
 /// assert!(statistics.accepted < 400);
-/// # Ok::<(), timestep::adaptive::AdaptiveError>(())
+/// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
 ///
 /// At a fixed step, on a stiff spring where explicit methods explode:

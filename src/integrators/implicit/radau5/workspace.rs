@@ -22,7 +22,7 @@ use num_traits::{Float, One, Zero};
 /// stack (11.7 kB for a rigid body's 13); beyond, the matrices are on the heap (without
 /// `alloc`, a fixed step returns
 /// [`StepError::TooManyUnknowns`](crate::StepError::TooManyUnknowns) and an adaptive run
-/// [`AdaptiveError::NonFiniteError`](crate::adaptive::AdaptiveError::NonFiniteError)).
+/// [`AdaptiveError::NonFiniteError`](crate::AdaptiveError::NonFiniteError)).
 ///
 /// ```
 /// use timestep::workspace::Radau5Workspace;
@@ -421,7 +421,15 @@ impl<S: State> Radau5Workspace<S> {
     pub(super) fn dense(&mut self, start: &S, theta: f64, out: &mut S) {
         let [p1, p2, p3] = &self.polynomial;
         let c = self.coefficients.c;
-        collocation_dense(c, [p1, p2, p3], &self.z[2], &mut self.scratch, start, theta, out);
+        collocation_dense(
+            c,
+            [p1, p2, p3],
+            &self.z[2],
+            &mut self.scratch,
+            start,
+            theta,
+            out,
+        );
     }
 }
 

@@ -1,0 +1,312 @@
+//! [`AdaptiveKind`]: every method with error control by name, from one list.
+
+use super::method::ParseMethodError;
+use super::{Bs3, Dop853, Dopri5, EmbeddedPair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5};
+use crate::control::{AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, Tolerances};
+use crate::{DerivativeOf, Forces, State, StepError};
+use core::fmt;
+use core::str::FromStr;
+
+/// One list of every method with error control: the variants of [`AdaptiveKind`], their
+/// names and how each is made by default.
+macro_rules! adaptive_methods {
+    ($($variant:ident($method:ty) = $name:literal, $make:expr;)*) => {
+        /// Which method with error control, with its settings, chosen at run time: the
+        /// value [`Adaptive`](crate::Adaptive) steps when the method is a name.
+        ///
+        /// It parses from and prints as the method's name, the same as
+        /// [`MethodKind`](crate::MethodKind)'s for the same method at a fixed step:
+        ///
+        /// | name | method |
+        /// |---|---|
+        /// | `bs3` | [`Bs3`] |
+        /// | `dopri5` | [`Dopri5`] |
+        /// | `tsit5` | [`Tsit5`] |
+        /// | `dop853` | [`Dop853`] |
+        /// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too) |
+        /// | `ros3p` | [`Ros3p`] |
+        /// | `radau5` | [`Radau5`] with its settings |
+        ///
+        /// ```
+        /// use timestep::{Adaptive, AdaptiveKind, Tolerances};
+        ///
+        /// // y′ = −y², y(0) = 1: y = 1/(1 + t).
+        /// let f = |y: &f64, _t: f64| -y * y;
+        /// for kind in AdaptiveKind::all() {
+        ///     let mut y = 1.0_f64;
+        ///     Adaptive::new(kind)
+        ///         .with_tolerances(Tolerances::new(1e-8, 1e-8))
+        ///         .solve(&mut y, &f, 0.0, 1.0)?;
+        ///     assert!((y - 0.5).abs() < 1e-7, "{kind}");
+        /// }
+        /// let dop853: AdaptiveKind = "dop853".parse()?;
+        /// assert_eq!(dop853.to_string(), "dop853");
+        /// assert!("rk4".parse::<AdaptiveKind>().is_err()); // no error estimate
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[non_exhaustive]
+        pub enum AdaptiveKind {
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                $variant($method),
+            )*
+        }
+
+        /// The workspace of an [`AdaptiveKind`]: the workspace of the method it names.
+        #[allow(clippy::large_enum_variant)]
+        pub enum AdaptiveKindWorkspace<S: State> {
+            $(
+                #[doc = concat!("`", $name, "`'s.")]
+                $variant(<$method as AdaptiveMethod<S>>::Workspace),
+            )*
+        }
+
+        /// The dense output of an [`AdaptiveKind`]'s step: that of the method it names.
+        #[allow(clippy::large_enum_variant)]
+        pub enum AdaptiveKindInterpolant<S: State> {
+            $(
+                #[doc = concat!("`", $name, "`'s.")]
+                $variant(<$method as AdaptiveMethod<S>>::Interpolant),
+            )*
+        }
+
+        impl<S: State> Clone for AdaptiveKindInterpolant<S> {
+            fn clone(&self) -> Self {
+                match self {
+                    $(Self::$variant(interpolant) => Self::$variant(interpolant.clone()),)*
+                }
+            }
+        }
+
+        impl AdaptiveKind {
+            /// The names of all methods with error control, in the order of
+            /// [`all`](AdaptiveKind::all).
+            pub const NAMES: [&'static str; [$($name),*].len()] = [$($name),*];
+
+            /// Every method with error control with its default settings, in the order
+            /// of [`NAMES`](AdaptiveKind::NAMES).
+            pub fn all() -> [Self; Self::NAMES.len()] {
+                [$(AdaptiveKind::$variant($make)),*]
+            }
+
+            /// The method's name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(AdaptiveKind::$variant(_) => $name,)*
+                }
+            }
+        }
+
+        /// Each call goes to the method named, with its workspace.
+        impl<S: State> AdaptiveMethod<S> for AdaptiveKind {
+            type Workspace = AdaptiveKindWorkspace<S>;
+            type Interpolant = AdaptiveKindInterpolant<S>;
+
+            fn workspace(&self, state: &S) -> AdaptiveKindWorkspace<S> {
+                match self {
+                    $(AdaptiveKind::$variant(method) => {
+                        AdaptiveKindWorkspace::$variant(method.workspace(state))
+                    })*
+                }
+            }
+
+            fn error_order(&self) -> u32 {
+                match self {
+                    $(AdaptiveKind::$variant(method) => AdaptiveMethod::<S>::error_order(method),)*
+                }
+            }
+
+            fn controller(&self) -> Controller {
+                match self {
+                    $(AdaptiveKind::$variant(method) => AdaptiveMethod::<S>::controller(method),)*
+                }
+            }
+
+            fn begin<F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                state: &S,
+                forces: &F,
+                t: S::Scalar,
+                statistics: &mut Statistics,
+            ) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.begin(workspace, state, forces, t, statistics)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn start_rate<'w>(&self, workspace: &'w AdaptiveKindWorkspace<S>) -> &'w DerivativeOf<S> {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.start_rate(workspace)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn attempt<F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                state: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                tolerances: &Tolerances,
+                end: &mut S,
+                statistics: &mut Statistics,
+            ) -> Result<f64, StepError> {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.attempt(workspace, state, forces, t, h, tolerances, end, statistics)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn decide(&self, workspace: &mut AdaptiveKindWorkspace<S>, error: f64) -> Option<Decision> {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.decide(workspace, error)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn accept<F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                start: &S,
+                end: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                dense: bool,
+                statistics: &mut Statistics,
+            ) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.accept(workspace, start, end, forces, t, h, dense, statistics)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn dense(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                start: &S,
+                h: S::Scalar,
+                theta: f64,
+                out: &mut S,
+            ) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.dense(workspace, start, h, theta, out)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn interpolant(&self, workspace: &AdaptiveKindWorkspace<S>) -> AdaptiveKindInterpolant<S> {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        AdaptiveKindInterpolant::$variant(method.interpolant(workspace))
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn interpolate(
+                &self,
+                interpolant: &AdaptiveKindInterpolant<S>,
+                start: &S,
+                h: S::Scalar,
+                theta: f64,
+                out: &mut S,
+            ) {
+                match (self, interpolant) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindInterpolant::$variant(interpolant)) => {
+                        method.interpolate(interpolant, start, h, theta, out)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn step_on(&self, workspace: &mut AdaptiveKindWorkspace<S>) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.step_on(workspace)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
+            fn stiffness(&self, workspace: &mut AdaptiveKindWorkspace<S>) -> Option<f64> {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.stiffness(workspace)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+        }
+    };
+}
+
+adaptive_methods! {
+    Bs3(&'static EmbeddedPair<4>) = "bs3", &Bs3::PAIR;
+    Dopri5(&'static EmbeddedPair<7>) = "dopri5", &Dopri5::PAIR;
+    Tsit5(&'static EmbeddedPair<7>) = "tsit5", &Tsit5::PAIR;
+    Dop853(&'static EmbeddedPair<16>) = "dop853", &Dop853::PAIR;
+    Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.into_adaptive();
+    Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();
+    Radau5(Radau5) = "radau5", Radau5::new();
+}
+
+/// A workspace or interpolant is made by its own method's kind.
+#[cold]
+fn mismatch() -> ! {
+    unreachable!("an AdaptiveKind's workspace and interpolant are made by its own kind")
+}
+
+impl AdaptiveKind {
+    /// The same method told that the forces do not depend on time: a Rosenbrock method
+    /// then takes no `∂f/∂t` ([`Rosenbrock::assume_autonomous`]); the others need nothing.
+    #[must_use]
+    pub fn assume_autonomous(self) -> Self {
+        match self {
+            AdaptiveKind::Rodas4(method) => AdaptiveKind::Rodas4(method.assume_autonomous()),
+            AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.assume_autonomous()),
+            other => other,
+        }
+    }
+}
+
+impl IntoAdaptive for AdaptiveKind {
+    type Method = Self;
+
+    fn into_adaptive(self) -> Self {
+        self
+    }
+}
+
+impl fmt::Display for AdaptiveKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for AdaptiveKind {
+    type Err = ParseMethodError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::all()
+            .into_iter()
+            .find(|method| method.name() == name)
+            .ok_or_else(|| ParseMethodError::new(name, &Self::NAMES))
+    }
+}
