@@ -239,6 +239,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     }
 
     /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.
+    #[cfg(feature = "alloc")]
     pub(super) fn interpolant(&self) -> M::Interpolant {
         self.method.interpolant(&self.workspace.method)
     }

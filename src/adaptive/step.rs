@@ -16,6 +16,7 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
         Step { run }
     }
 
+    #[cfg(feature = "alloc")]
     pub(super) fn run(&self) -> &Run<'a, S, M, F> {
         self.run
     }

@@ -116,6 +116,7 @@ impl<'a, S: State> ErrorNorm<'a, S> {
                 let weight = 1.0 / absolute;
                 (0..n).map(|i| term(i, weight)).sum()
             }
+            #[cfg(feature = "alloc")]
             _ => (0..n).map(|i| term(i, 1.0 / self.scale(i))).sum(),
         }
     }
