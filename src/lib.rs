@@ -539,10 +539,10 @@ pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
 pub use integrators::{
     AdamsBashforthMoulton, AdaptiveKind, BackwardEuler, Beeman, Bs3, Coefficients, Composition,
     Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler,
-    Integrator, Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError,
-    ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4,
-    Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet,
-    WithJacobian, WithLinearPart,
+    Integrator, Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError, Pair,
+    PairSource, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties,
+    Radau5, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid,
+    Tsit5, Verlet, WithJacobian, WithLinearPart,
 };
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};

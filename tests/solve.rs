@@ -22,7 +22,7 @@ fn decay(y: &f64, _t: f64) -> f64 {
     -y
 }
 
-fn tight() -> Adaptive<[f64; 2], &'static timestep::EmbeddedPair<16>> {
+fn tight() -> Adaptive<[f64; 2], timestep::Pair<Dop853, 16>> {
     Adaptive::new(Dop853).with_tolerances(Tolerances::new(1e-12, 1e-12))
 }
 

@@ -87,7 +87,7 @@ pub trait AdaptiveMethod<S: State> {
     /// use timestep::control::AdaptiveMethod;
     /// use timestep::Dopri5;
     ///
-    /// let pair = &Dopri5::PAIR;
+    /// let pair = timestep::Pair(Dopri5);
     /// let mut workspace = AdaptiveMethod::<f64>::workspace(&pair, &1.0);
     /// assert_eq!(AdaptiveMethod::<f64>::decide(&pair, &mut workspace, 0.5), None);
     /// ```
@@ -169,7 +169,7 @@ pub trait AdaptiveMethod<S: State> {
 
 /// A value the [`Adaptive`](crate::Adaptive) driver can step: a method with error
 /// control, or a name for one. Every method of the crate with error control implements
-/// it ([`Dopri5`](crate::Dopri5) gives its pair, `&'static EmbeddedPair<7>`;
+/// it ([`Dopri5`](crate::Dopri5) gives its [`Pair`](crate::Pair), `Pair<Dopri5, 7>`;
 /// [`Rodas4`](crate::Rodas4) its [`Rosenbrock`](crate::Rosenbrock) method), and so does
 /// [`AdaptiveKind`](crate::AdaptiveKind), for a method chosen by name.
 ///

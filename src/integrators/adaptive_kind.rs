@@ -1,7 +1,7 @@
 //! [`AdaptiveKind`]: every method with error control by name, from one list.
 
 use super::method::ParseMethodError;
-use super::{Bs3, Dop853, Dopri5, EmbeddedPair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5};
+use super::{Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5};
 use crate::control::{AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, Tolerances};
 use crate::{DerivativeOf, Forces, State, StepError};
 use core::fmt;
@@ -258,10 +258,10 @@ macro_rules! adaptive_methods {
 }
 
 adaptive_methods! {
-    Bs3(&'static EmbeddedPair<4>) = "bs3", &Bs3::PAIR;
-    Dopri5(&'static EmbeddedPair<7>) = "dopri5", &Dopri5::PAIR;
-    Tsit5(&'static EmbeddedPair<7>) = "tsit5", &Tsit5::PAIR;
-    Dop853(&'static EmbeddedPair<16>) = "dop853", &Dop853::PAIR;
+    Bs3(Pair<Bs3, 4>) = "bs3", Pair(Bs3);
+    Dopri5(Pair<Dopri5, 7>) = "dopri5", Pair(Dopri5);
+    Tsit5(Pair<Tsit5, 7>) = "tsit5", Pair(Tsit5);
+    Dop853(Pair<Dop853, 16>) = "dop853", Pair(Dop853);
     Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.into_adaptive();
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();
     Radau5(Radau5) = "radau5", Radau5::new();

@@ -26,7 +26,28 @@ pub struct PairWorkspace<S: State, const N: usize> {
     stability_boundary: f64,
 }
 
-impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
+/// Where a [`Pair`] finds its coefficients: a unit struct that names a pair
+/// ([`Dopri5`], [`Dop853`], …), whose table is a constant that the compiler folds into the
+/// stage loop, or any `&'static EmbeddedPair<N>`.
+pub trait PairSource<const N: usize>: Copy {
+    /// The pair.
+    fn pair(self) -> &'static EmbeddedPair<N>;
+}
+
+impl<const N: usize> PairSource<N> for &'static EmbeddedPair<N> {
+    #[inline(always)]
+    fn pair(self) -> Self {
+        self
+    }
+}
+
+/// An embedded pair as the [`Adaptive`](crate::Adaptive) driver steps it: its stages, its
+/// error estimate and its continuous extension, from the coefficients its
+/// [`PairSource`] gives. `Adaptive::new(Dopri5)` steps a `Pair<Dopri5, 7>`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pair<P, const N: usize>(pub P);
+
+impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N> {
     type Workspace = PairWorkspace<S, N>;
 
     #[inline(always)]
@@ -37,20 +58,24 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             probe: state.clone(),
             sum: zero.clone(),
             error: zero,
-            attempt_stages: self.attempt_stages(),
-            end_stage: self.end_stage(),
+            attempt_stages: self.0.pair().attempt_stages(),
+            end_stage: self.0.pair().end_stage(),
             stability_boundary: f64::NAN,
         }
     }
 
     #[inline(always)]
     fn error_order(&self) -> u32 {
-        self.tableau.order.min(self.embedded_order)
+        self.0
+            .pair()
+            .tableau
+            .order
+            .min(self.0.pair().embedded_order)
     }
 
     #[inline(always)]
     fn controller(&self) -> Controller {
-        self.controller
+        self.0.pair().controller
     }
 
     #[inline(always)]
@@ -95,7 +120,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
                 workspace.sum.clone(),
                 workspace.error.clone(),
             );
-            let estimate = self.attempt_in(
+            let estimate = self.0.pair().attempt_in(
                 &mut rates,
                 &mut probe,
                 &mut sum,
@@ -120,7 +145,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             attempt_stages,
             ..
         } = workspace;
-        Ok(self.attempt_in(
+        Ok(self.0.pair().attempt_in(
             rates,
             probe,
             sum,
@@ -157,7 +182,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             let PairWorkspace {
                 rates, probe, sum, ..
             } = workspace;
-            self.tableau.stages(
+            self.0.pair().tableau.stages(
                 rates,
                 probe,
                 sum,
@@ -180,7 +205,9 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         theta: f64,
         out: &mut S,
     ) {
-        self.dense_from(&workspace.rates, &mut workspace.sum, start, h, theta, out);
+        self.0
+            .pair()
+            .dense_from(&workspace.rates, &mut workspace.sum, start, h, theta, out);
     }
 
     type Interpolant = [DerivativeOf<S>; N];
@@ -198,7 +225,9 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         out: &mut S,
     ) {
         let mut sum = rates[0].zero_like();
-        self.dense_from(rates, &mut sum, start, h, theta, out);
+        self.0
+            .pair()
+            .dense_from(rates, &mut sum, start, h, theta, out);
     }
 
     #[inline(always)]
@@ -217,13 +246,14 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
         let end = *end_stage;
         let stage = end.checked_sub(1)?;
         // At another time the rates would differ by `∂f/∂t` too.
-        if self.tableau.c[stage] != 1.0 {
+        if self.0.pair().tableau.c[stage] != 1.0 {
             return None;
         }
         // `y₁ − yₛ = h Σⱼ (a_end,j − a_s,j) kⱼ`: the points' difference from the rates,
         // for any state, so `h` cancels from `h ‖Δf‖ / ‖Δy‖`.
-        let weights: [f64; N] =
-            core::array::from_fn(|j| self.tableau.a[end][j] - self.tableau.a[stage][j]);
+        let weights: [f64; N] = core::array::from_fn(|j| {
+            self.0.pair().tableau.a[end][j] - self.0.pair().tableau.a[stage][j]
+        });
         let (direction, factor) = combination(&weights, rates, sum);
         let mut apart = 0.0;
         let mut rate_change = 0.0;
@@ -237,36 +267,42 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for &'static EmbeddedPair<N> {
             return None;
         }
         if stability_boundary.is_nan() {
-            *stability_boundary = self.tableau.real_stability_boundary();
+            *stability_boundary = self.0.pair().tableau.real_stability_boundary();
         }
         Some(num_traits::Float::sqrt(rate_change / apart) / *stability_boundary)
     }
 }
 
 /// The unit structs stand for their pairs.
-macro_rules! into_pair {
+macro_rules! pair_source {
     ($($method:ident: $stages:literal),*) => {$(
+        impl PairSource<$stages> for $method {
+            #[inline(always)]
+            fn pair(self) -> &'static EmbeddedPair<$stages> {
+                &Self::PAIR
+            }
+        }
+
         impl IntoAdaptive for $method {
-            type Method = &'static EmbeddedPair<$stages>;
+            type Method = Pair<Self, $stages>;
 
             #[inline(always)]
             fn into_adaptive(self) -> Self::Method {
-                &Self::PAIR
+                Pair(self)
             }
         }
     )*};
 }
-into_pair!(Bs3: 4, Dopri5: 7, Tsit5: 7, Dop853: 16);
+pair_source!(Bs3: 4, Dopri5: 7, Tsit5: 7, Dop853: 16);
 
 impl<const N: usize> IntoAdaptive for &'static EmbeddedPair<N> {
-    type Method = Self;
+    type Method = Pair<Self, N>;
 
     #[inline(always)]
-    fn into_adaptive(self) -> Self {
-        self
+    fn into_adaptive(self) -> Self::Method {
+        Pair(self)
     }
 }
-
 impl<const N: usize> EmbeddedPair<N> {
     /// The continuous extension `y + h Σᵢ wᵢ(θ) kᵢ` from the step's rates.
     #[inline(always)]

@@ -8,7 +8,7 @@ mod pairs;
 mod predictor_corrector;
 
 pub use dop853::Dop853;
-pub use embedded::PairWorkspace;
+pub use embedded::{Pair, PairSource, PairWorkspace};
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
 pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
