@@ -110,6 +110,68 @@
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation
 //!   with its 4th- and 6th-order compositions.
 //!
+//! # Error control in one call
+//!
+//! [`solve`] runs a method with error control ([`AdaptiveKind`] lists them by name) over
+//! a span and hands back a [`Solution`]: the state at every step, the dense output at any
+//! time, the events that fired, the [`Statistics`] with where and why the run stopped.
+//! [`Adaptive`] sets tolerances and the rest; [`Adaptive::integrate`] adds samples,
+//! events and an observer to the same run; [`Adaptive::start`] gives a
+//! [`Run`](adaptive::Run) to step yourself, one controlled step at a time.
+//!
+//! ```
+//! use timestep::{Adaptive, AdaptiveKind, Tolerances, solve};
+//!
+//! // The pendulum θ'' = −sin θ from rest at 2 rad swings back after one period,
+//! // 4 K(sin 1) = 8.349 752 926 9 s (K the complete elliptic integral of the first kind).
+//! let period = 8.349_752_926_9;
+//! let pendulum = |y: &[f64; 2], _t: f64| [y[1], -y[0].sin()];
+//! let solution = solve(timestep::Dopri5, &pendulum, [2.0, 0.0], 0.0, 10.0)?;
+//! let back = solution.at(period).expect("inside the span");
+//! assert!((back[0] - 2.0).abs() < 1e-4);
+//!
+//! // The same by name, tighter, to the end of the period.
+//! let method: AdaptiveKind = "dop853".parse()?;
+//! let mut y = [2.0, 0.0];
+//! let statistics = Adaptive::new(method)
+//!     .with_tolerances(Tolerances::new(1e-10, 1e-10))
+//!     .solve(&mut y, &pendulum, 0.0, period)?;
+//! assert!((y[0] - 2.0).abs() < 1e-8 && statistics.accepted < 200);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Layers
+//!
+//! The modules point one way, each using only those below it:
+//!
+//! ```text
+//! adaptive      the driver: Adaptive, Run (a controlled step), events, Solution
+//! integrators   the methods: tableaus, schemes, each method's error estimate and
+//!               interpolant (EmbeddedPair, Rosenbrock, Radau5), Method and AdaptiveKind
+//! control       what every controlled method uses: Tolerances, ErrorNorm, Controller,
+//!               Statistics, the AdaptiveMethod trait
+//! the model     State, Vector, VectorSpace, Forces, Particle(s), rigid bodies; linalg
+//! ```
+//!
+//! # Glossary
+//!
+//! | concept | type | when you touch it |
+//! |---|---|---|
+//! | a state | [`State`] ([`Particle`], [`Particles`], rigid bodies, any [`Vector`]) | always: what is stepped |
+//! | a value added and scaled by value | [`VectorSpace`] | writing a small state of your own |
+//! | a value combined in place, any size | [`Vector`] (every `VectorSpace`, `Vec`, `DVector`) | writing a large state of your own |
+//! | the dynamics | [`Forces`] (a closure), [`InPlace`], [`Positional`] | always |
+//! | a method at a fixed step | [`Integrator`] (`step`) | always: `Rk4.step(...)` |
+//! | a method's parts | [`Scheme`] (workspace, one step, [`Properties`]) | writing a method |
+//! | a method's buffers kept between steps | [`Stepper`] | large states; methods with a history |
+//! | any method by name | [`Method`] (a stepper of [`MethodKind`]) | choosing at run time |
+//! | a method with error control | [`AdaptiveMethod`](control::AdaptiveMethod), by name [`AdaptiveKind`] | writing one; choosing at run time |
+//! | error control's settings and parts | [`Tolerances`], [`Controller`](control::Controller), [`ErrorNorm`](control::ErrorNorm) | tuning |
+//! | the driver | [`Adaptive`] | every adaptive run |
+//! | a controlled step you own | [`Run`](adaptive::Run) | game loops, custom drivers |
+//! | a run's result | [`Solution`], [`Statistics`], [`Stop`] | every adaptive run |
+//! | fixed-step runs and frames | [`Trajectory`], [`FixedTimestep`], [`Interpolate`] | games, plots |
+//!
 //! # Small states and large states
 //!
 //! Every method steps every state, whatever its size; what changes with size is where the
@@ -207,7 +269,7 @@
 //!   (with drag they are second order).
 //! - **Accuracy to a tolerance, when the time scale varies** (an orbit fast at periapsis
 //!   and slow at apoapsis, a transient, a research result to 10⁻¹⁰):
-//!   [`adaptive::Adaptive`] with [`Dopri5`] or [`Tsit5`] ([`Dop853`] for tolerances of
+//!   [`Adaptive`] with [`Dopri5`] or [`Tsit5`] ([`Dop853`] for tolerances of
 //!   10⁻⁸ and tighter, [`Bs3`] for loose ones). Each step's error is estimated and the step follows the solution, so you
 //!   set a tolerance instead of guessing `dt`; the dense output gives the state at any time,
 //!   and events locate where a function of the state crosses zero. Fixed steps stay right
@@ -218,7 +280,7 @@
 //!   discontinuity or **stiffness**: a component far faster than the motion you follow,
 //!   which limits an explicit method's step by stability, not accuracy.
 //! - **Stiff systems to a tolerance** (chemical kinetics, relaxation oscillations,
-//!   method-of-lines PDEs): [`adaptive::Adaptive`] with [`Radau5`] (Hairer and Wanner's
+//!   method-of-lines PDEs): [`Adaptive`] with [`Radau5`] (Hairer and Wanner's
 //!   Radau IIA: fifth order, L-stable, its Jacobian and factorisations kept across steps)
 //!   or [`Rodas4`] ([`Ros3p`] for loose tolerances). A system is stiff when a component far
 //!   faster than the motion you follow has decayed, yet still bounds an explicit method's

@@ -8,8 +8,9 @@
 //! [`Verlet`], [`PositionVerlet`], [`BackwardEuler`], [`Dopri5`], [`Bs3`], and [`Method`]
 //! and [`MethodKind`] to pick one by name, [`Scheme`] for their properties), what large
 //! states need ([`Particles`], [`Vector`], [`InPlace`] forces, a [`Stepper`] to keep a
-//! workspace), the drivers ([`Trajectory`], [`FixedTimestep`]) and the error a step can
-//! return ([`StepError`]).
+//! workspace), the drivers ([`Trajectory`], [`FixedTimestep`]), the error a step can
+//! return ([`StepError`]), and what an adaptive solve needs ([`solve`], [`Adaptive`],
+//! [`AdaptiveKind`], [`Tolerances`], [`Solution`], [`Statistics`]).
 //!
 //! Nothing else is in it, so it does not shadow names of your own; glam's types are not
 //! in it either (use [`timestep::glam`](crate::glam) or your engine's).
@@ -48,8 +49,9 @@
 pub use crate::Particles;
 pub use crate::rigid::{DRigidBody, Inertia, RigidBody};
 pub use crate::{
-    BackwardEuler, Bs3, Dopri5, ExplicitEuler, FixedTimestep, Forces, ImprovedEuler, InPlace,
-    Integrator, Interpolate, InterpolateMotion, Method, MethodKind, Midpoint, Particle,
-    PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, State, StepError, Stepper,
-    Trajectory, Vector, VectorSpace, Verlet,
+    Adaptive, AdaptiveKind, BackwardEuler, Bs3, Dopri5, ExplicitEuler, FixedTimestep, Forces,
+    ImprovedEuler, InPlace, Integrator, Interpolate, InterpolateMotion, Method, MethodKind,
+    Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, Solution,
+    State, Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, VectorSpace, Verlet,
+    solve,
 };
