@@ -51,7 +51,8 @@ pub use crate::rigid::{DRigidBody, Inertia, RigidBody};
 pub use crate::{
     Adaptive, AdaptiveKind, BackwardEuler, Bs3, Dopri5, ExplicitEuler, FixedTimestep, Forces,
     ImprovedEuler, InPlace, Integrator, Interpolate, InterpolateMotion, Method, MethodKind,
-    Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, Solution,
-    State, Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, VectorSpace, Verlet,
-    solve,
+    Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, State,
+    Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, VectorSpace, Verlet,
 };
+#[cfg(feature = "alloc")]
+pub use crate::{Solution, solve};
