@@ -395,3 +395,5 @@ impl From<Dop853> for &'static EmbeddedPair<16> {
         &Dop853::PAIR
     }
 }
+
+super::embedded::pair_source!(Dop853: 16);

@@ -1,7 +1,7 @@
 //! Embedded Runge–Kutta pairs as [`AdaptiveMethod`]s: the stages, the error estimate, and
 //! the continuous extension of an [`EmbeddedPair`].
 
-use super::{Bs3, Dop853, Dopri5, EmbeddedPair, Stages, Tsit5};
+use super::{EmbeddedPair, Stages};
 use crate::control::{AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
 use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -273,27 +273,28 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
     }
 }
 
-/// The unit structs stand for their pairs.
+/// Makes a unit struct with a `PAIR` of `$stages` stages that pair's [`PairSource`] and
+/// [`IntoAdaptive`]: written once beside each table.
 macro_rules! pair_source {
     ($($method:ident: $stages:literal),*) => {$(
-        impl PairSource<$stages> for $method {
+        impl $crate::integrators::PairSource<$stages> for $method {
             #[inline(always)]
-            fn pair(self) -> &'static EmbeddedPair<$stages> {
+            fn pair(self) -> &'static $crate::EmbeddedPair<$stages> {
                 &Self::PAIR
             }
         }
 
-        impl IntoAdaptive for $method {
-            type Method = Pair<Self, $stages>;
+        impl $crate::control::IntoAdaptive for $method {
+            type Method = $crate::integrators::Pair<Self, $stages>;
 
             #[inline(always)]
             fn into_adaptive(self) -> Self::Method {
-                Pair(self)
+                $crate::integrators::Pair(self)
             }
         }
     )*};
 }
-pair_source!(Bs3: 4, Dopri5: 7, Tsit5: 7, Dop853: 16);
+pub(crate) use pair_source;
 
 impl<const N: usize> IntoAdaptive for &'static EmbeddedPair<N> {
     type Method = Pair<Self, N>;
@@ -382,6 +383,7 @@ impl<const N: usize> EmbeddedPair<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Dop853, Dopri5, Tsit5};
 
     /// One accepted step of `h` on `y′ = −λy` from `y = 1`, and its stiffness estimate.
     fn estimate<M: IntoAdaptive<Method: AdaptiveMethod<f64>>>(

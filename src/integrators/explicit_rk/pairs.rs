@@ -467,3 +467,5 @@ impl From<Tsit5> for &'static EmbeddedPair<7> {
         &Tsit5::PAIR
     }
 }
+
+super::embedded::pair_source!(Bs3: 4, Dopri5: 7, Tsit5: 7);
