@@ -2,6 +2,15 @@
 
 use core::fmt;
 
+/// The most steps a [`Trajectory`](crate::Trajectory) makes: 2⁵³ (9.0·10¹⁵), the largest count up to which
+/// every step number `i` is an exact `f64`, so that every sample time `t0 + i·dt` is
+/// computed from the exact `i` (on targets whose `usize` is narrower, `usize::MAX`).
+pub(crate) const MAX_STEPS: u64 = if (usize::MAX as u64) < (1 << 53) {
+    usize::MAX as u64
+} else {
+    1 << 53
+};
+
 /// Why a step (or a run of steps) was refused or failed.
 ///
 /// A step that returns an error leaves the state exactly as it was.
@@ -110,7 +119,7 @@ impl fmt::Display for StepError {
                 Number(dt),
                 Number(span),
                 Number((span / dt).abs()),
-                Number(crate::trajectory::MAX_STEPS as f64)
+                Number(MAX_STEPS as f64)
             ),
             StepError::Overflow { quantity, value } => write!(
                 f,

@@ -3,14 +3,7 @@
 use crate::{Forces, Integrator, Scalar, State, StepError};
 use num_traits::Float;
 
-/// The most steps a [`Trajectory`] makes: 2⁵³ (9.0·10¹⁵), the largest count up to which
-/// every step number `i` is an exact `f64`, so that every sample time `t0 + i·dt` is
-/// computed from the exact `i` (on targets whose `usize` is narrower, `usize::MAX`).
-pub(crate) const MAX_STEPS: u64 = if (usize::MAX as u64) < (1 << 53) {
-    usize::MAX as u64
-} else {
-    1 << 53
-};
+use crate::error::MAX_STEPS;
 
 /// An iterator that steps a state from `t0` to `t1` with a fixed `dt`, yielding every
 /// sample `(t, state)`: first the initial state at `t0`, then one per step, the last exactly
