@@ -26,12 +26,12 @@
 //! fewest evaluations a side makes, one after another ([`evaluation_chain`]).
 //!
 //! ```text
-//! cargo bench --bench peers
-//! cargo bench --bench peers -- adaptive                     # the adaptive groups only
-//! PEERS_SEARCH= cargo bench --bench peers -- adaptive       # the tolerance search
+//! cargo bench -p timestep-peers --bench peers
+//! cargo bench -p timestep-peers --bench peers -- adaptive                 # the adaptive groups only
+//! PEERS_SEARCH= cargo bench -p timestep-peers --bench peers -- adaptive   # the tolerance search
 //! ```
 
-#[path = "../examples/problems/mod.rs"]
+#[path = "../../examples/problems/mod.rs"]
 mod problems;
 
 #[path = "shared/mod.rs"]
@@ -350,8 +350,8 @@ fn search<const N: usize, F: Rhs<N>>(
 }
 
 /// Prints, for each problem and target, every candidate's tolerance found by [`search`]:
-/// how the constants in [`adaptive`] were found (`PEERS_SEARCH= cargo bench --bench peers
-/// -- adaptive` for all problems, `PEERS_SEARCH=lorenz` for one).
+/// how the constants in [`adaptive`] were found (`PEERS_SEARCH= cargo bench -p timestep-peers
+/// --bench peers -- adaptive` for all problems, `PEERS_SEARCH=lorenz` for one).
 fn search_all<const N: usize, F: Rhs<N>>(name: &str, p: &Ivp<N, F>) {
     let candidates = [
         Side::Timestep("dopri5", 0.0),

@@ -26,7 +26,7 @@
 //! pays for storing a million states.
 //!
 //! ```text
-//! cargo bench --bench long_run
+//! cargo bench -p timestep-peers --bench long_run
 //! ```
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -19,11 +19,11 @@
 //!   error of the three species (an absolute norm would ignore y₂). Tolerances `rtol` and
 //!   `atol = 10⁻¹⁰ rtol`.
 //! - `heat`: `u_t = u_xx` on N = 10⁴ interior points of (0, 1), `u = 0` at the ends,
-//!   `u(0) = sin(πx) + sin(3πx)` (as in `benches/large.rs`), to t = 0.1. Error: the largest
-//!   error over the grid relative to the largest |u|, against the exact solution of the
-//!   *discrete* system `u′ = A u` (A = tridiag(1, −2, 1)/dx²): `sin(kπxᵢ)` is an
-//!   eigenvector of A with eigenvalue `−4 sin²(kπ dx/2)/dx²`, so the semi-discrete solution
-//!   is `e^(λ₁t) sin(πx) + e^(λ₃t) sin(3πx)` exactly, free of the grid's `O(dx²)`.
+//!   `u(0) = sin(πx) + sin(3πx)` (as in the library's `benches/large.rs`), to t = 0.1.
+//!   Error: the largest error over the grid relative to the largest |u|, against the exact
+//!   solution of the *discrete* system `u′ = A u` (A = tridiag(1, −2, 1)/dx²): `sin(kπxᵢ)`
+//!   is an eigenvector of A with eigenvalue `−4 sin²(kπ dx/2)/dx²`, so the semi-discrete
+//!   solution is `e^(λ₁t) sin(πx) + e^(λ₃t) sin(3πx)` exactly, free of the grid's `O(dx²)`.
 //!   Tolerances `rtol = atol`.
 //!
 //! Each side, and what it is given:
@@ -47,8 +47,8 @@
 //!   sparsity detection is a one-time cost, printed); each timed run makes the solver
 //!   (`problem.bdf()`: state, first Jacobian) and steps to the end.
 //!
-//! The tolerances come from a search (`STIFF_SEARCH= cargo bench --bench stiff`): on the
-//! ladder 10^(−k/8), k = 0 … 104, the loosest at which the side and the next two tighter
+//! The tolerances come from a search (`STIFF_SEARCH= cargo bench -p timestep-peers --bench
+//! stiff`): on the ladder 10^(−k/8), k = 0 … 104, the loosest at which the side and the next two tighter
 //! rungs end within the error (a run that fails counts as outside; the search lists the
 //! failures). Before timing, each side's error is measured, checked to be within the
 //! target, and printed with its counts. differential-equations' BDF reaches 10⁻⁶ on
@@ -57,15 +57,15 @@
 //! only its errors are.)
 //!
 //! The references for Van der Pol and Robertson are tight-tolerance runs of two different
-//! solvers that agree (`STIFF_REFERENCE= cargo bench --bench stiff` prints them and their
-//! difference); see [`VDP_REFERENCE`] and [`ROBERTSON_REFERENCE`]. `STIFF_PROFILE=` runs
+//! solvers that agree (`STIFF_REFERENCE= cargo bench -p timestep-peers --bench stiff` prints
+//! them and their difference); see [`VDP_REFERENCE`] and [`ROBERTSON_REFERENCE`]. `STIFF_PROFILE=` runs
 //! one case for callgrind ([`profile`]).
 //!
 //! ```text
-//! cargo bench --bench stiff -- --warm-up-time 1 --measurement-time 3
-//! STIFF_SEARCH= cargo bench --bench stiff             # the tolerance search (all groups)
-//! STIFF_SEARCH=robertson cargo bench --bench stiff    # one problem
-//! STIFF_REFERENCE= cargo bench --bench stiff          # the reference runs
+//! cargo bench -p timestep-peers --bench stiff -- --warm-up-time 1 --measurement-time 3
+//! STIFF_SEARCH= cargo bench -p timestep-peers --bench stiff            # the tolerance search
+//! STIFF_SEARCH=robertson cargo bench -p timestep-peers --bench stiff   # one problem
+//! STIFF_REFERENCE= cargo bench -p timestep-peers --bench stiff         # the reference runs
 //! ```
 
 #[path = "shared/mod.rs"]
@@ -101,7 +101,7 @@ const VDP_START: [f64; 2] = [2.0, 0.0];
 /// from it, relative). differential-equations' Radau5 (another method, another code)
 /// converges to it: 4.2·10⁻⁷, 9.8·10⁻⁸ and 2.6·10⁻⁸ away (the largest relative difference
 /// of the components, x′'s) at 10⁻¹², 10⁻¹³ and 10⁻¹⁴ (its tightest). So it is good to
-/// 3·10⁻⁸ at worst, 30 times below the tightest error measured. `STIFF_REFERENCE= cargo bench --bench stiff` prints these runs.
+/// 3·10⁻⁸ at worst, 30 times below the tightest error measured. `STIFF_REFERENCE= cargo bench -p timestep-peers --bench stiff` prints these runs.
 const VDP_REFERENCE: [f64; 2] = [-1.510_606_936_743_863_3, 0.001_178_380_000_723_893_5];
 
 /// Robertson's end.
@@ -904,7 +904,7 @@ fn stiff(c: &mut Criterion) {
 /// e.g. diffsol's sparsity detection) with
 ///
 /// ```text
-/// CARGO_PROFILE_BENCH_DEBUG=line-tables-only cargo bench --bench stiff --no-run
+/// CARGO_PROFILE_BENCH_DEBUG=line-tables-only cargo bench -p timestep-peers --bench stiff --no-run
 /// STIFF_PROFILE=heat-1e-6/timestep valgrind --tool=callgrind \
 ///     --toggle-collect='stiff::Contest::run' target/release/deps/stiff-<hash>
 /// ```

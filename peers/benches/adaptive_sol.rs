@@ -19,11 +19,11 @@
 //!   factor `0.9/plain` in one division.
 //!
 //! ```text
-//! cargo bench --bench adaptive_sol
+//! cargo bench -p timestep-peers --bench adaptive_sol
 //! ADAPTIVE_SOL_PROFILE=arenstorf/<function> ADAPTIVE_SOL_RUNS=1000 target/release/deps/adaptive_sol-*   # for callgrind
 //! ```
 
-#[path = "../examples/problems/mod.rs"]
+#[path = "../../examples/problems/mod.rs"]
 mod problems;
 
 #[path = "shared/mod.rs"]
