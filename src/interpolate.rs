@@ -228,7 +228,7 @@ where
 /// `|a| dt² / 8` for an acceleration `a`, an error that shrinks as `dt²`. Both states
 /// also know their velocities, so a curve can match the positions **and** the velocities
 /// at both ends: the cubic Hermite curve. Its error shrinks as `dt⁴` (halve `dt` and it is
-/// 16 times smaller; `tests/interpolate_hermite.rs` measures it), and it is exact for any
+/// 16 times smaller; `tests/timestep/interpolate.rs` measures it), and it is exact for any
 /// motion under a constant force (a thrown ball). It costs a few more multiplications than
 /// the straight line, no square roots beyond the quaternion's one.
 ///
@@ -412,7 +412,7 @@ where
 /// normalized lerp of [`Interpolate`] follows the great circle from `q₀` to `q₁`, which is
 /// the path only for a steady turn about a fixed axis (and then its error, a non-uniform
 /// rate, is `O(dt³)`); a tumbling body leaves that circle, and nlerp is `O(dt²)`
-/// (`tests/interpolate_hermite.rs`: 5.4·10⁻⁵ rad against 1.6·10⁻⁹ rad for Hermite at
+/// (`tests/timestep/interpolate.rs`: 5.4·10⁻⁵ rad against 1.6·10⁻⁹ rad for Hermite at
 /// `dt = 0.04` on a body with `I = diag(1, 2, 3)`). Normalizing projects it back onto
 /// the sphere without spoiling that: the true orientation is on the sphere, and the
 /// projection moves a point near the sphere by no more than its distance from it. Because

@@ -348,7 +348,7 @@
 //! (backward error analysis: Hairer–Lubich–Wanner, *Geometric Numerical Integration*,
 //! IX), so `H` oscillates in a band of width `O(dtᵖ)` for exponentially long times instead
 //! of drifting, and on orbits the position error grows only linearly with time (a phase
-//! error) where other methods' grows quadratically. `tests/long_runs.rs` shows the band
+//! error) where other methods' grows quadratically. `tests/timestep/integrators/long_runs.rs` shows the band
 //! over 10⁶ steps of the unit oscillator at `dt = 0.1`: 2.5·10⁻³ for Verlet, 7.7·10⁻⁶
 //! Forest–Ruth, 2.8·10⁻⁸ Blanes–Moan, 4·10⁻⁹ Yoshida 6, 10⁻¹³ Kahan–Li 8, each the same
 //! at the end as at the start, while RK4 loses 1.4 % and Adams–Bashforth–Moulton gains

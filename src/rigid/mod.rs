@@ -34,7 +34,7 @@
 //! update. In that minute the body turns over 4 times, every 14.97 s (the elliptic-integral
 //! period of the Euler–Poinsot solution). "Energy" is the largest relative error of the
 //! kinetic energy along the run, "|L|" the largest relative change of `|L|`
-//! (`tests/rigid_free_body.rs` measures them):
+//! (`tests/timestep/rigid/free_body.rs` measures them):
 //!
 //! | method | energy | \|L\| | flips | force evaluations per step |
 //! |---|---|---|---|---|

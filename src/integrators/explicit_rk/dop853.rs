@@ -19,8 +19,9 @@ use crate::control::Controller;
 /// formulae", J. Comput. Appl. Math. 7 (1981) 67–75 (the method RK8(7)13M), with the
 /// error estimators and dense output of E. Hairer, S. P. Nørsett, G. Wanner, Solving
 /// Ordinary Differential Equations I, 2nd ed. (1993), II.10, digits as printed in their
-/// code dop853.f (checked against a second transcription to the last digit, and by the
-/// order tests of `tests/tableaus.rs` and `tests/adaptive.rs`).
+/// code dop853.f (checked against a second transcription to the last digit, by the order
+/// tests of `tests/timestep/integrators/explicit_rk/tableaus.rs`, and by taking dop853.f's
+/// steps in `peers/tests/dop853_steps.rs`).
 ///
 /// With a fixed `dt` (as an [`Integrator`](crate::Integrator)) it is the twelve-stage
 /// eighth-order method.

@@ -101,7 +101,7 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
 /// step of `h`: its error, `δ² |f‴|/6 + ε |f|/δ`, is about `ε^(2/3)` relative (4·10⁻¹¹ in
 /// `f64`). A forward difference (rodas.f's) errs by `√ε` (10⁻⁸), which a fourth-order
 /// method's error falls below at ordinary steps: its global error then stops falling like
-/// `h⁴` (tests/first_order.rs saw order 3.3 on `y' = cos t`).
+/// `h⁴` (tests/timestep/integrators/first_order.rs saw order 3.3 on `y' = cos t`).
 pub(crate) fn time_derivative<S: State, F: Forces<S> + ?Sized>(
     state: &S,
     forces: &F,

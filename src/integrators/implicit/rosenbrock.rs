@@ -23,7 +23,7 @@ use num_traits::One;
 /// with `J = ∂f/∂y` and `∂f/∂t` taken once per step at `(t, y)`. Every stage solves with
 /// the same matrix `I/(hγ) − J`: one Jacobian and one LU factorisation per step, and no
 /// Newton iteration. The original coefficients `αᵢⱼ`, `γᵢⱼ`, `bᵢ` are recovered as
-/// `Γ = (I/γ − C)⁻¹`, `α = A Γ`, `b_orig = b Γ` (tests/rosenbrock.rs checks the order
+/// `Γ = (I/γ − C)⁻¹`, `α = A Γ`, `b_orig = b Γ` (tests/timestep/integrators/implicit/rosenbrock.rs checks the order
 /// conditions of Hairer–Wanner's Table IV.7.1 on them).
 ///
 /// A tableau is a method: wrap it in [`Rosenbrock::new`]. The crate's own are

@@ -32,7 +32,7 @@ use crate::{Forces, Scalar, State, StepError, Vector};
 /// - **Order** 2 (global; velocities locally of order 3). **Not symplectic**, but its
 ///   positions are Verlet's and its energy stays in a band without drift: on the unit
 ///   oscillator at `dt = 0.1`, 8.2·10⁻⁴ over 10⁶ steps, a third of Verlet's
-///   (`tests/long_runs.rs`).
+///   (`tests/timestep/integrators/long_runs.rs`).
 /// - **Stability**: an undamped oscillator is stable for `ω dt ≤ 2`, as Verlet.
 /// - **Cost**: one force evaluation per step (two on a bootstrap step).
 ///

@@ -12,7 +12,7 @@ use crate::{Forces, Scalar, State, StepError};
 /// The coefficients of a composition method: a name, an order, and the sequence of kicks
 /// and drifts, as data.
 ///
-/// Every table here is cited beside its digits, and `tests/compositions.rs` proves each:
+/// Every table here is cited beside its digits, and `tests/timestep/integrators/partitioned/composition.rs` proves each:
 /// its order conditions hold to the rounding of the printed digits and its measured order
 /// of convergence matches [`order`](Coefficients::order).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -286,10 +286,10 @@ impl SymmetricStep for Leapfrog {
 ///   the forces do not depend on velocities; with drag the kicks see a velocity predicted
 ///   as [`Verlet`]'s are and the method is of order 2, and a drift-first sequence (a
 ///   [`Leapfrog`] base, Blanes–Moan), whose kicks see the velocity of their start, of
-///   order 1 (measured in `tests/convergence.rs`). On a first-order system `y' = f(t, y)`
+///   order 1 (measured in `tests/timestep/integrators/convergence.rs`). On a first-order system `y' = f(t, y)`
 ///   (no positions to drift) the Verlet base is improved Euler, not symmetric, and the
-///   compositions are of order 2 (`tests/first_order.rs`). Measured on Kepler's problem
-///   (`tests/compositions.rs`): 4.00, 4.00, 5.99, 7.94, 4.00, 8.08.
+///   compositions are of order 2 (`tests/timestep/integrators/first_order.rs`). Measured on Kepler's problem
+///   (`tests/timestep/integrators/partitioned/composition.rs`): 4.00, 4.00, 5.99, 7.94, 4.00, 8.08.
 /// - **Symplectic** and time-reversible: energy stays within a bound for exponentially
 ///   long times on conservative systems, and the error in position grows only linearly.
 /// - **Stability**: an undamped oscillator is stable for `ω dt` up to 1.57 (Forest–Ruth),

@@ -2,7 +2,7 @@
 //! step points away from their end, and method names that do not exist. And good names
 //! pick the integrator they say.
 
-mod common;
+use crate::common;
 
 use common::spring;
 use timestep::{

@@ -18,7 +18,7 @@
 // The tableau algebra indexes its matrices as the formulas do.
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use approx::assert_relative_eq;
 use common::log_log_slope;
@@ -167,7 +167,7 @@ fn the_tableaus_satisfy_their_order_conditions() {
         let (gamma, alpha, b) = original(tableau, tableau.b);
         // As a quadrature rule (J = 0, f of t alone) a step is
         // h Σ bᵢ f(t + αᵢh) + h² (Σ bᵢ γᵢ) f′: Rodas4's weights integrate quartics too
-        // (Σ bᵢ αᵢ⁴ = 1/5), so on y' = g(t) it is of order 5 (tests/first_order.rs).
+        // (Σ bᵢ αᵢ⁴ = 1/5), so on y' = g(t) it is of order 5 (`integrators::first_order`).
         let quartic: f64 = (0..b.len())
             .map(|i| b[i] * alpha[i].iter().sum::<f64>().powi(4))
             .sum::<f64>()

@@ -5,7 +5,7 @@
 //! `θ = ω dt = 16.7`, far outside every explicit method's stability region (the widest,
 //! RK4's, ends at θ = 2√2).
 
-mod common;
+use crate::common;
 
 use approx::assert_relative_eq;
 use common::{energy, spring};
@@ -27,7 +27,7 @@ fn backward_euler_by_hand((m, k, b): (f64, f64, f64), (x0, v0): (f64, f64), dt: 
 
 /// Backward Euler on the stiff spring: stable, the energy falls at every step, and the
 /// states are those of the recurrence solved by hand. Without damping the step is the
-/// rotation scaled by `|R(iθ)| = 1/√(1 + θ²)` (see tests/energy.rs), so the energy falls
+/// rotation scaled by `|R(iθ)| = 1/√(1 + θ²)` (see `integrators::energy`), so the energy falls
 /// by exactly `1/(1 + θ²) = 1/278.8` per step.
 #[test]
 fn backward_euler_is_stable_and_dissipative_on_a_stiff_spring() {

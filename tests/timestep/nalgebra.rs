@@ -50,7 +50,7 @@ fn every_method_steps_nalgebra_vectors_as_glam_steps_its_own() {
         // order at dt = 0.05.
         let radius = (a.x * a.x + a.y * a.y).sqrt();
         let exact = (1.25_f64).sqrt() * (-0.25_f64).exp();
-        // The order on a first-order system (tests/first_order.rs): leapfrog and
+        // The order on a first-order system (`integrators::first_order`): leapfrog and
         // Blanes–Moan 1, the compositions of Verlet 2, every other method its own.
         let properties = kind.properties();
         let order = match properties.name {

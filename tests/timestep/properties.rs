@@ -2,7 +2,7 @@
 //!
 //! Case counts are kept modest so the suite stays fast in a debug build.
 
-mod common;
+use crate::common;
 
 use common::{energy, spring};
 use proptest::prelude::*;
@@ -58,7 +58,7 @@ proptest! {
     }
 
     /// Velocity Verlet and position Verlet: a step of dt, then one of −dt from where it
-    /// ended, returns to the start up to rounding (see tests/reversibility.rs), for any
+    /// ended, returns to the start up to rounding (see `integrators::reversibility`), for any
     /// position-dependent force, here a hardening spring `−k x − c x³`.
     ///
     /// Rounding bound: the momentum passes through `p + F₀ dt/2 + F₁ dt/2 − F₁ dt/2 − F₀' dt/2`

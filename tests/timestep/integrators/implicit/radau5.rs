@@ -24,7 +24,7 @@
 // Reference values as their sources print them.
 #![allow(clippy::excessive_precision)]
 
-mod common;
+use crate::common;
 
 use common::log_log_slope;
 use timestep::Tolerances;

@@ -7,9 +7,9 @@
 //! is checked at the order its `properties()` state; with drag, at the order
 //! `damped_order` gives (compositions rest on a symmetric base, which drag breaks).
 //! Exponential Euler is given no linear part here (a plain closure), so it is measured as
-//! the explicit Euler it then is; `tests/lecture_methods.rs` checks its linear part.
+//! the explicit Euler it then is; `integrators::lecture_methods` checks its linear part.
 
-mod common;
+use crate::common;
 
 use approx::assert_relative_eq;
 use common::{log_log_slope, methods, order, spring};

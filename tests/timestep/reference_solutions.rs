@@ -8,7 +8,7 @@
 //! pair's end error against the reference falls steadily as the tolerance shrinks, which it
 //! could not if the reference were off by more than the smallest error reached.
 
-#[path = "../examples/problems/mod.rs"]
+#[path = "../../examples/problems/mod.rs"]
 mod problems;
 
 use problems::*;

@@ -28,7 +28,7 @@
 //! On a linear system `y' = λ y` one step multiplies `y` by `R(λ dt)`, so the tests compare
 //! with `R(λ dt)^n`, then with the exact `e^(λ t)` at each method's order.
 
-mod common;
+use crate::common;
 
 use approx::assert_relative_eq;
 use common::log_log_slope;
@@ -247,7 +247,7 @@ fn partitioned_methods_reduce_to_runge_kutta_methods_on_first_order_states() {
 
 /// The contrast: the same rotation written as a particle, `x' = v`, `v' = −x` (a unit
 /// oscillator), gives semi-implicit Euler its position/momentum split back, and with it the
-/// symplectic band of tests/energy.rs: `|(x, v)|²` stays within `[1/(1 + dt/2), 1/(1 − dt/2)]`
+/// symplectic band of `super::energy`: `|(x, v)|²` stays within `[1/(1 + dt/2), 1/(1 − dt/2)]`
 /// of its start, where the first-order form above grew by `(1 + dt²)^(n/2)` (×1.64 at
 /// dt 0.1 over 10 s).
 #[test]
@@ -384,7 +384,7 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
     for method in MethodKind::all().into_iter().map(Method::<f64>::new) {
         let name = method.name();
         // Rodas4's nodes and weights integrate quartics exactly (Σ bᵢ αᵢ⁴ = 1/5 in its
-        // original form; tests/rosenbrock.rs), so as a quadrature rule it is of order 5.
+        // original form; `implicit::rosenbrock`), so as a quadrature rule it is of order 5.
         let theory = if name == "rodas4" {
             5.0
         } else {
@@ -416,7 +416,7 @@ fn time_dependent_rates_are_sampled_at_the_right_times() {
 
 /// The same for a particle pushed by a time-dependent force `F = m cos t` from rest at the
 /// origin: `v = sin t`, `x = 1 − cos t`. The error (in x and v) falls at each method's
-/// order on second-order systems (tests/convergence.rs).
+/// order on second-order systems (`integrators::convergence`).
 #[test]
 fn time_dependent_forces_on_a_particle_converge_at_each_method_s_order() {
     use timestep::Particle;

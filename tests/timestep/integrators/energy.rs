@@ -13,7 +13,7 @@
 //! - Semi-implicit Euler and velocity Verlet are symplectic: each conserves a modified
 //!   quadratic energy `H̃` exactly, which pins the true energy within a band forever.
 
-mod common;
+use crate::common;
 
 use approx::assert_relative_eq;
 use common::{energy, spring};

@@ -1,7 +1,7 @@
 //! Every explicit Runge–Kutta tableau satisfies the order conditions of its stated order,
 //! to rounding, and fails one of the next order's (so the stated order is the order): the
 //! conditions for the rooted trees up to order 4 (Butcher; Hairer–Nørsett–Wanner I, II.2).
-//! The measured orders are in tests/convergence.rs and tests/first_order.rs.
+//! The measured orders are in `integrators::convergence` and `integrators::first_order`.
 
 use timestep::{
     Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, Tableau, Tsit5,

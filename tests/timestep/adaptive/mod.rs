@@ -1,0 +1,6 @@
+//! `src/adaptive/`: the driver under error control (its runs, a solution, events) and its
+//! stiffness test.
+
+mod driver;
+mod solution;
+mod stiffness;

@@ -1,0 +1,8 @@
+//! `src/integrators/implicit/`: backward Euler, the trapezoidal and implicit midpoint rules,
+//! Newmark-β, Rosenbrock methods and Radau5.
+
+mod backward_euler;
+mod lecture_methods;
+mod radau5;
+mod rosenbrock;
+mod stiff;

@@ -1,0 +1,3 @@
+//! `src/integrators/partitioned/`: compositions and splittings.
+
+mod composition;

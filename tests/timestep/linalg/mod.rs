@@ -1,0 +1,3 @@
+//! `src/linalg/`: banded Jacobians and LU.
+
+mod banded;
