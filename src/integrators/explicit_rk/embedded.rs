@@ -27,8 +27,8 @@ pub struct PairWorkspace<S: State, const N: usize> {
 }
 
 /// Where a [`Pair`] finds its coefficients: a unit struct that names a pair
-/// ([`Dopri5`], [`Dop853`], …), whose table is a constant that the compiler folds into the
-/// stage loop, or any `&'static EmbeddedPair<N>`.
+/// ([`Dopri5`](crate::Dopri5), [`Dop853`](crate::Dop853), …), whose table is a constant
+/// that the compiler folds into the stage loop, or any `&'static EmbeddedPair<N>`.
 pub trait PairSource<const N: usize>: Copy {
     /// The pair.
     fn pair(self) -> &'static EmbeddedPair<N>;
