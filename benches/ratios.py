@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the medians and ratios of the last `cargo bench` runs as BENCHMARKS.md's tables.
 
-Reads criterion's estimates in target/criterion (run the benches first; see BENCHMARKS.md):
+Reads criterion's estimates in target/criterion, the workspace's, where the library's benches
+and timestep-peers' (peers/) write (run the benches first; see BENCHMARKS.md):
 
     python3 benches/ratios.py
 """
@@ -106,7 +107,7 @@ def main() -> None:
         )
     print()
 
-    # benches/stiff.rs: one solve per iteration; peer / timestep (above 1: timestep faster).
+    # peers/benches/stiff.rs: one solve per iteration; peer / timestep (above 1: timestep faster).
     print("| group | function | median | peer / timestep |")
     print("|---|---|---|---|")
     for problem in ["van-der-pol", "robertson", "heat"]:
