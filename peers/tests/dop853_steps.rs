@@ -1,33 +1,11 @@
 //! timestep's DOP853 against ode_solvers' port of Hairer's dop853.f: the same steps. In the
 //! peers' package so that the library's tests build no peer crate.
 
+#[path = "../../examples/problems/mod.rs"]
+mod problems;
+
+use problems::{ARENSTORF_END as ARENSTORF_PERIOD, ARENSTORF_START, arenstorf, distance};
 use timestep::{Adaptive, Dop853, Tolerances};
-
-/// The mass ratio of the Arenstorf orbit.
-const MU: f64 = 0.012_277_471;
-const ARENSTORF_START: [f64; 4] = [0.994, 0.0, 0.0, -2.001_585_106_379_082_5];
-const ARENSTORF_PERIOD: f64 = 17.065_216_560_157_96;
-
-/// The restricted three-body problem of the Arenstorf orbit (Hairer–Nørsett–Wanner I, II.0).
-fn arenstorf(y: &[f64; 4], _t: f64) -> [f64; 4] {
-    let [x, y, vx, vy] = *y;
-    let d1 = ((x + MU).powi(2) + y * y).powf(1.5);
-    let d2 = ((x - 1.0 + MU).powi(2) + y * y).powf(1.5);
-    [
-        vx,
-        vy,
-        x + 2.0 * vy - (1.0 - MU) * (x + MU) / d1 - MU * (x - 1.0 + MU) / d2,
-        y - 2.0 * vx - (1.0 - MU) * y / d1 - MU * y / d2,
-    ]
-}
-
-fn distance(a: &[f64; 4], b: &[f64; 4]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(a, b)| (a - b).powi(2))
-        .sum::<f64>()
-        .sqrt()
-}
 
 /// ode_solvers' `Dop853`, a line-by-line port of Hairer's dop853.f, on the Arenstorf orbit.
 struct OdeSolversArenstorf;
