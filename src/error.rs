@@ -88,6 +88,13 @@ pub enum StepError {
         /// The largest coordinate of the state (or of its change over the step).
         extent: f64,
     },
+    /// A method that measures its iteration against the step's start
+    /// ([`Radau5`](crate::Radau5)) met a coordinate whose error scale is zero there: the
+    /// coordinate is zero and its absolute tolerance is zero. Give it an absolute tolerance.
+    ZeroScale {
+        /// The coordinate.
+        coordinate: usize,
+    },
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -136,6 +143,10 @@ impl fmt::Display for StepError {
             StepError::SingularJacobian => write!(
                 f,
                 "the implicit solve met a singular or non-finite Jacobian in its Newton solve (a Jacobian with infinite or NaN entries, from the forces' own `jacobian` or from finite differences, is reported here too)"
+            ),
+            StepError::ZeroScale { coordinate } => write!(
+                f,
+                "coordinate {coordinate} is zero with a zero absolute tolerance, so its error scale is zero: give it an absolute tolerance above zero"
             ),
             StepError::NonFiniteResidual => write!(
                 f,
@@ -293,6 +304,14 @@ pub enum AdaptiveError {
         /// The absolute tolerance.
         absolute: f64,
     },
+    /// Per-component tolerances ([`ComponentTolerances`](crate::ComponentTolerances)) whose
+    /// count is not the state's number of coordinates.
+    ToleranceCount {
+        /// How many tolerances were given (of the relative or the absolute ones).
+        count: usize,
+        /// How many coordinates the state's rate has.
+        coordinates: usize,
+    },
     /// The controller's settings are out of range (see [`Controller`](crate::control::Controller)).
     InvalidController,
     /// An initial or largest step that is zero or `NaN` (or, initial, infinite).
@@ -352,8 +371,12 @@ impl fmt::Display for AdaptiveError {
                 f,
                 "tolerances must be finite and not negative, and not both zero (relative {relative:e}, absolute {absolute:e})"
             ),
+            AdaptiveError::ToleranceCount { count, coordinates } => write!(
+                f,
+                "{count} per-component tolerances given for a state of {coordinates} coordinates: give one relative and one absolute tolerance per coordinate"
+            ),
             AdaptiveError::InvalidController => f.write_str(
-                "controller settings out of range: 0 < safety <= 1, 0 < min_factor <= 1 <= max_factor, 0 <= beta < 0.2",
+                "controller settings out of range: 0 < safety <= 1, 0 < min_factor < 1 <= max_factor, 0 <= beta < 0.2",
             ),
             AdaptiveError::InvalidStep { h } => {
                 write!(f, "a step must be finite and non-zero, got {h:e}")

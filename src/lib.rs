@@ -166,7 +166,7 @@
 //! | a method's buffers kept between steps | [`Stepper`] | large states; methods with a history |
 //! | any method by name | [`Method`] (a stepper of [`MethodKind`]) | choosing at run time |
 //! | a method with error control | [`AdaptiveMethod`](control::AdaptiveMethod), by name [`AdaptiveKind`] | writing one; choosing at run time |
-//! | error control's settings and parts | [`Tolerances`], [`Controller`](control::Controller), [`ErrorNorm`](control::ErrorNorm) | tuning |
+//! | error control's settings and parts | [`Tolerances`] (or [`ComponentTolerances`]), [`Controller`](control::Controller), [`ErrorNorm`](control::ErrorNorm) | tuning |
 //! | the driver | [`Adaptive`] | every adaptive run |
 //! | a controlled step you own | [`Run`](adaptive::Run) | game loops, custom drivers |
 //! | a run's result | [`Solution`], [`Statistics`], [`Stop`] | every adaptive run |
@@ -595,6 +595,8 @@ mod vector_space;
 pub use adaptive::Adaptive;
 #[cfg(feature = "alloc")]
 pub use adaptive::{Solution, solve};
+#[cfg(feature = "alloc")]
+pub use control::ComponentTolerances;
 pub use control::{Statistics, Stop, Tolerances};
 pub use error::{AdaptiveError, MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};

@@ -589,6 +589,10 @@ impl<V: VectorSpace> State for Particles<V> {
         true
     }
 
+    fn rate_dim(&self) -> usize {
+        self.positions.dim() + self.momenta.dim()
+    }
+
     #[inline]
     fn coordinate(&self, index: usize) -> V::Scalar {
         let positions = self.positions.dim();

@@ -389,6 +389,16 @@ pub trait State: Clone {
         Derivative::new(self.velocity().zero_like(), self.zero_force())
     }
 
+    /// The number of components of the state's rate (its velocity's and force's together),
+    /// which every buffer made for the state holds: a solver compares it with its buffers'
+    /// to see a state of another size. The default counts them in a
+    /// [`zero_rate`](State::zero_rate), which allocates for a state sized at run time; such states
+    /// should count without allocating, as `Vec`s and [`Particles`](crate::Particles) do.
+    #[inline]
+    fn rate_dim(&self) -> usize {
+        self.zero_rate().dim()
+    }
+
     /// Writes the state's own coordinates into `out`, laid out as its rate is: each
     /// position where its velocity goes, each momentum where its force goes. Returns
     /// `false` (the default) when the state does not say.
@@ -482,6 +492,11 @@ impl<V: Vector> State for V {
     #[inline(always)]
     fn velocity(&self) -> Self::Velocity {
         NoVelocity::zero()
+    }
+
+    #[inline(always)]
+    fn rate_dim(&self) -> usize {
+        self.dim()
     }
 
     #[inline(always)]

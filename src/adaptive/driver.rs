@@ -6,7 +6,11 @@ use super::events::{Events, Fired, Output, watch};
 use super::run::Run;
 #[cfg(feature = "alloc")]
 use super::solution::{Integration, NoObserver};
-use crate::control::{AdaptiveMethod, Controller, IntoAdaptive, Statistics, Tolerances};
+#[cfg(feature = "alloc")]
+use crate::control::ComponentTolerances;
+use crate::control::{
+    AdaptiveMethod, AnyTolerances, Controller, IntoAdaptive, Statistics, ToleranceSet, Tolerances,
+};
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, Vector};
 use num_traits::Float;
 
@@ -63,7 +67,7 @@ use num_traits::Float;
 /// ```
 pub struct Adaptive<S: State, M: AdaptiveMethod<S>> {
     pub(super) method: M,
-    pub(super) tolerances: Tolerances,
+    pub(super) tolerances: AnyTolerances,
     pub(super) controller: Controller,
     pub(super) initial_step: Option<f64>,
     pub(super) max_step: Option<f64>,
@@ -104,7 +108,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         Adaptive {
             controller: method.controller(),
             method,
-            tolerances: Tolerances::new(1e-6, 1e-6),
+            tolerances: AnyTolerances::Uniform(Tolerances::default()),
             initial_step: None,
             max_step: None,
             max_steps: 100_000,
@@ -113,9 +117,19 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         }
     }
 
-    /// The same solver with other tolerances.
+    /// The same solver with other tolerances, the same for every coordinate.
     #[must_use]
     pub fn with_tolerances(self, tolerances: Tolerances) -> Self {
+        let tolerances = AnyTolerances::Uniform(tolerances);
+        Adaptive { tolerances, ..self }
+    }
+
+    /// The same solver with one relative and one absolute tolerance per coordinate,
+    /// checked against the state's size when a run starts.
+    #[cfg(feature = "alloc")]
+    #[must_use]
+    pub fn with_component_tolerances(self, tolerances: ComponentTolerances) -> Self {
+        let tolerances = AnyTolerances::PerComponent(tolerances);
         Adaptive { tolerances, ..self }
     }
 
@@ -192,7 +206,7 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     }
 
     /// The tolerances.
-    pub fn tolerances(&self) -> &Tolerances {
+    pub fn tolerances(&self) -> &impl ToleranceSet {
         &self.tolerances
     }
 
@@ -228,11 +242,11 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         {
             return Err(error);
         }
-        let method = &self.method;
-        let workspace = self
-            .workspace
-            .get_or_insert_with(|| Workspace::new(method, state));
-        self.tolerances.check(workspace.rate.dim())?;
+        let dim = state.rate_dim();
+        if self.workspace.as_ref().is_none_or(|w| w.rate.dim() != dim) {
+            self.workspace = Some(Workspace::new(&self.method, state));
+        }
+        self.tolerances.check(dim)?;
         Ok(Run::new(self, state, forces, t0.to_f64(), t1.to_f64()))
     }
 

@@ -3,7 +3,7 @@
 use super::Adaptive;
 use super::driver::Workspace;
 use super::stiffness::StiffnessTest;
-use crate::control::{AdaptiveMethod, ErrorNorm, Statistics, Stop, Tolerances};
+use crate::control::{AdaptiveMethod, AnyTolerances, ErrorNorm, Statistics, Stop, ToleranceSet};
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::Float;
 
@@ -49,7 +49,7 @@ pub enum Attempt {
 /// ```
 pub struct Run<'a, S: State, M: AdaptiveMethod<S>, F: ?Sized> {
     method: &'a M,
-    tolerances: &'a Tolerances,
+    tolerances: &'a AnyTolerances,
     controller: crate::control::Controller,
     max_steps: u64,
     workspace: &'a mut Workspace<S, M>,
@@ -440,13 +440,28 @@ fn initial_step<S: State, F: Forces<S> + ?Sized>(
     max_step: f64,
     q: u32,
     rate: &DerivativeOf<S>,
-    tolerances: &Tolerances,
+    tolerances: &impl ToleranceSet,
     probe: &mut S,
     next_rate: &mut DerivativeOf<S>,
 ) -> f64 {
+    // A coordinate whose scale is zero (a purely relative tolerance on a coordinate that
+    // starts at zero) says nothing about the step's size: the guess leaves it out.
     let norm = ErrorNorm::new(tolerances, state, state);
-    let dnf = norm.norm(rate, 1.0);
-    let dny = norm.start_size(rate.dim());
+    let n = rate.dim();
+    let weight = |i: usize| match norm.scale(i) {
+        scale if scale > 0.0 => 1.0 / scale,
+        _ => 0.0,
+    };
+    let root_mean_square = |sum: f64| (sum / n.max(1) as f64).sqrt();
+    let (mut f_sum, mut y_sum) = (0.0, 0.0);
+    for i in 0..n {
+        let w = weight(i);
+        f_sum += (rate.component(i).to_f64() * w).powi(2);
+        if state.has_coordinates() {
+            y_sum += (state.coordinate(i).to_f64() * w).powi(2);
+        }
+    }
+    let (dnf, dny) = (root_mean_square(f_sum), root_mean_square(y_sum));
     let h0 = if dnf <= 1e-5 || dny <= 1e-5 {
         1e-6
     } else {
@@ -455,13 +470,12 @@ fn initial_step<S: State, F: Forces<S> + ?Sized>(
     let h0 = h0.min(max_step) * direction;
     state.probe_into(rate, S::Scalar::from_f64(h0), probe);
     probe.derivative_into(forces, t0 + S::Scalar::from_f64(h0), next_rate);
-    let n = rate.dim();
     let mut second = 0.0;
     for i in 0..n {
-        let d = (next_rate.component(i) - rate.component(i)).to_f64() / norm.scale(i);
+        let d = (next_rate.component(i) - rate.component(i)).to_f64() * weight(i);
         second += d * d;
     }
-    let second = (second / n.max(1) as f64).sqrt() / h0.abs();
+    let second = root_mean_square(second) / h0.abs();
     let largest = second.max(dnf);
     let h1 = if largest <= 1e-15 {
         (h0.abs() * 1e-3).max(1e-6)

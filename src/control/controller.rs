@@ -24,7 +24,7 @@
 /// assert_eq!((hairer.safety, hairer.min_factor, hairer.max_factor, hairer.beta), (0.9, 0.2, 10.0, 0.04));
 /// ```
 ///
-/// Settings out of range (a safety above 1, a `min_factor` above 1, …), built by hand or
+/// Settings out of range (a safety above 1, a `min_factor` of 1 or more, which could not shrink a rejected step, …), built by hand or
 /// loaded, are refused when a run starts ([`AdaptiveError::InvalidController`]).
 ///
 /// [`AdaptiveError::InvalidController`]: crate::AdaptiveError::InvalidController
@@ -106,13 +106,15 @@ pub struct Decision {
 }
 
 impl Controller {
-    /// Whether the settings make sense: a safety in (0, 1], `0 < min_factor ≤ 1 ≤
-    /// max_factor`, `0 ≤ β < 1/q` for any order.
+    /// Whether the settings make sense: a safety in (0, 1], `0 < min_factor < 1 ≤
+    /// max_factor`, `0 ≤ β < 1/q` for any order. A `min_factor` of 1 would forbid the
+    /// shrinking a rejected step needs, and the run would retry the same step until its
+    /// step limit.
     pub(crate) fn is_valid(&self) -> bool {
         self.safety > 0.0
             && self.safety <= 1.0
             && self.min_factor > 0.0
-            && self.min_factor <= 1.0
+            && self.min_factor < 1.0
             && self.max_factor >= 1.0
             && self.max_factor.is_finite()
             && self.beta >= 0.0

@@ -1,6 +1,6 @@
 //! [`AdaptiveMethod`]: what the [`Adaptive`](crate::Adaptive) driver asks of a method.
 
-use super::{Controller, Decision, Statistics, Tolerances};
+use super::{Controller, Decision, Statistics, ToleranceSet};
 use crate::{DerivativeOf, Forces, State, StepError};
 
 /// A method the [`Adaptive`](crate::Adaptive) driver can step under error control: it
@@ -62,14 +62,14 @@ pub trait AdaptiveMethod<S: State> {
     /// retries shorter and, should the run die of it, reports
     /// ([`AdaptiveError::StepFailed`](crate::AdaptiveError::StepFailed)).
     #[allow(clippy::too_many_arguments)]
-    fn attempt<F: Forces<S> + ?Sized>(
+    fn attempt<F: Forces<S> + ?Sized, T: ToleranceSet>(
         &self,
         workspace: &mut Self::Workspace,
         state: &S,
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        tolerances: &Tolerances,
+        tolerances: &T,
         end: &mut S,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError>;

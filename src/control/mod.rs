@@ -1,5 +1,6 @@
 //! What every method with error control uses, below the methods and the driver: the
-//! [`Tolerances`] and the [`ErrorNorm`] they define, the step-size [`Controller`], the
+//! [`Tolerances`] (or [`ComponentTolerances`], both a [`ToleranceSet`]) and the
+//! [`ErrorNorm`] they define, the step-size [`Controller`], the
 //! [`Statistics`] of a run, and the [`AdaptiveMethod`] trait a method implements to be
 //! stepped under error control.
 //!
@@ -25,4 +26,7 @@ pub use controller::{Controller, Decision};
 pub use method::{AdaptiveMethod, IntoAdaptive};
 pub use norm::ErrorNorm;
 pub use statistics::{Statistics, Stop};
-pub use tolerances::Tolerances;
+pub(crate) use tolerances::AnyTolerances;
+#[cfg(feature = "alloc")]
+pub use tolerances::ComponentTolerances;
+pub use tolerances::{ToleranceSet, Tolerances};

@@ -1,12 +1,12 @@
 //! [`ErrorNorm`]: the size of a step's error estimate, measured against the tolerances at
 //! the step's two ends.
 
-use super::Tolerances;
-use super::tolerances::Values;
+use super::ToleranceSet;
 use crate::{DerivativeOf, Scalar, State, Vector};
 use num_traits::Float;
 
-/// The error norm of [`Tolerances`] for one step from `start` to `end`, reading the two
+/// The error norm of a [`ToleranceSet`] ([`Tolerances`](super::Tolerances) or
+/// [`ComponentTolerances`](super::ComponentTolerances)) for one step from `start` to `end`, reading the two
 /// states' coordinates where they are ([`State::coordinate`]): build it once per attempt,
 /// then take the [`norm`](ErrorNorm::norm) of any error estimate of that step.
 ///
@@ -29,17 +29,17 @@ use num_traits::Float;
 /// error.force = [2.001e-3, 0.0];
 /// assert!((norm.norm(&error, 1.0) - 0.5_f64.sqrt()).abs() < 1e-12);
 /// ```
-pub struct ErrorNorm<'a, S: State> {
-    tolerances: &'a Tolerances,
+pub struct ErrorNorm<'a, S: State, T: ToleranceSet> {
+    tolerances: &'a T,
     start: &'a S,
     end: &'a S,
     has_coordinates: bool,
 }
 
-impl<'a, S: State> ErrorNorm<'a, S> {
+impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     /// The norm of `tolerances` for the step from `start` to `end`.
     #[inline(always)]
-    pub fn new(tolerances: &'a Tolerances, start: &'a S, end: &'a S) -> Self {
+    pub fn new(tolerances: &'a T, start: &'a S, end: &'a S) -> Self {
         ErrorNorm {
             tolerances,
             start,
@@ -49,7 +49,7 @@ impl<'a, S: State> ErrorNorm<'a, S> {
     }
 
     /// The tolerances this norm measures with (Radau5 tightens them as radau5.f does).
-    pub fn tolerances(&self) -> &Tolerances {
+    pub fn tolerances(&self) -> &T {
         self.tolerances
     }
 
@@ -104,20 +104,20 @@ impl<'a, S: State> ErrorNorm<'a, S> {
         (first_sum, second_sum)
     }
 
-    /// `Σᵢ term(i, 1/scaleᵢ)`. The common case, one tolerance pair for all coordinates, has
-    /// a loop of its own: the norm runs once or twice per step, over every coordinate.
+    /// `Σᵢ term(i, 1/scaleᵢ)`. The common case, one tolerance pair for all coordinates
+    /// with an absolute tolerance above zero, has a loop of its own: the norm runs once or
+    /// twice per step, over every coordinate.
     #[inline(always)]
     fn sum_over(&self, n: usize, mut term: impl FnMut(usize, f64) -> f64) -> f64 {
-        match (&self.tolerances.relative, &self.tolerances.absolute) {
-            (Values::Scalar(relative), Values::Scalar(absolute)) if self.has_coordinates => (0..n)
+        match self.tolerances.uniform() {
+            Some((relative, absolute)) if self.has_coordinates && absolute > 0.0 => (0..n)
                 .map(|i| term(i, 1.0 / (absolute + relative * self.size(i))))
                 .sum(),
-            (Values::Scalar(_), Values::Scalar(absolute)) => {
+            Some((_, absolute)) if !self.has_coordinates && absolute > 0.0 => {
                 let weight = 1.0 / absolute;
                 (0..n).map(|i| term(i, weight)).sum()
             }
-            #[cfg(feature = "alloc")]
-            _ => (0..n).map(|i| term(i, 1.0 / self.scale(i))).sum(),
+            _ => (0..n).map(|i| term(i, weight(self.scale(i)))).sum(),
         }
     }
 
@@ -128,19 +128,6 @@ impl<'a, S: State> ErrorNorm<'a, S> {
         a.abs().max(b.abs()).to_f64()
     }
 
-    /// The norm of the start's `n` coordinates themselves (0 for a state without them).
-    pub(crate) fn start_size(&self, n: usize) -> f64 {
-        if !self.has_coordinates {
-            return 0.0;
-        }
-        let mut sum = 0.0;
-        for i in 0..n {
-            let scaled = self.start.coordinate(i).to_f64() / self.scale(i);
-            sum += scaled * scaled;
-        }
-        (sum / n.max(1) as f64).sqrt()
-    }
-
     /// `atolᵢ + rtolᵢ · max(|y₀ᵢ|, |y₁ᵢ|)`.
     #[inline]
     pub fn scale(&self, i: usize) -> f64 {
@@ -149,6 +136,14 @@ impl<'a, S: State> ErrorNorm<'a, S> {
         } else {
             0.0
         };
-        self.tolerances.absolute(i) + self.tolerances.relative(i) * size
+        self.tolerances.absolute_at(i) + self.tolerances.relative_at(i) * size
     }
+}
+
+/// `1/scale`, where a zero scale (a purely relative tolerance on a coordinate that is zero
+/// at both ends) stands for the smallest positive one: an error of zero there counts zero
+/// rather than `0 · ∞ = NaN`, and any other error fails the step.
+#[inline(always)]
+pub(crate) fn weight(scale: f64) -> f64 {
+    1.0 / scale.max(f64::MIN_POSITIVE)
 }

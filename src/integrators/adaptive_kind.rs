@@ -2,7 +2,9 @@
 
 use super::method::ParseMethodError;
 use super::{Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5};
-use crate::control::{AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, Tolerances};
+use crate::control::{
+    AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
+};
 use crate::{DerivativeOf, Forces, State, StepError};
 use core::fmt;
 use core::str::FromStr;
@@ -148,14 +150,14 @@ macro_rules! adaptive_methods {
                 }
             }
 
-            fn attempt<F: Forces<S> + ?Sized>(
+            fn attempt<F: Forces<S> + ?Sized, T: ToleranceSet>(
                 &self,
                 workspace: &mut AdaptiveKindWorkspace<S>,
                 state: &S,
                 forces: &F,
                 t: S::Scalar,
                 h: S::Scalar,
-                tolerances: &Tolerances,
+                tolerances: &T,
                 end: &mut S,
                 statistics: &mut Statistics,
             ) -> Result<f64, StepError> {

@@ -2,7 +2,9 @@
 //! the continuous extension of an [`EmbeddedPair`].
 
 use super::{EmbeddedPair, Stages};
-use crate::control::{AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
+use crate::control::{
+    AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet,
+};
 use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 
@@ -97,14 +99,14 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
     }
 
     #[inline(always)]
-    fn attempt<F: Forces<S> + ?Sized>(
+    fn attempt<F: Forces<S> + ?Sized, T: ToleranceSet>(
         &self,
         workspace: &mut PairWorkspace<S, N>,
         state: &S,
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        tolerances: &Tolerances,
+        tolerances: &T,
         end: &mut S,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
@@ -325,7 +327,7 @@ impl<const N: usize> EmbeddedPair<N> {
     /// [`AdaptiveMethod::attempt`] with its buffers given.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn attempt_in<S: State, F: Forces<S> + ?Sized>(
+    fn attempt_in<S: State, F: Forces<S> + ?Sized, T: ToleranceSet>(
         &self,
         rates: &mut [DerivativeOf<S>; N],
         probe: &mut S,
@@ -336,7 +338,7 @@ impl<const N: usize> EmbeddedPair<N> {
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        tolerances: &Tolerances,
+        tolerances: &T,
         end: &mut S,
         statistics: &mut Statistics,
     ) -> f64 {
@@ -383,6 +385,7 @@ impl<const N: usize> EmbeddedPair<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::Tolerances;
     use crate::{Dop853, Dopri5, Tsit5};
 
     /// One accepted step of `h` on `y′ = −λy` from `y = 1`, and its stiffness estimate.

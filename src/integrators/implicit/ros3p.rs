@@ -36,6 +36,15 @@ use super::rosenbrock::{RosenbrockDense, RosenbrockTableau, rosenbrock_method};
 ///   solves, two force evaluations, and two more for `∂f/∂t` unless the forces are declared
 ///   autonomous.
 ///
+/// **Its error estimate is blind to linear problems.** The embedded weights `m̂` of the
+/// paper give a method with Ros3p's own stability function, so on `y' = A y + b` (constant
+/// `A`, `b`) the estimate is zero however long the step, and under error control the steps
+/// there grow by the controller's largest factor until the largest step allows: bound the
+/// step ([`Adaptive::with_max_step`](crate::Adaptive::with_max_step)) or use
+/// [`Rodas4`](crate::Rodas4) on linear and nearly linear problems. On nonlinear problems
+/// the estimate is the paper's (tests/timestep/integrators/implicit/rosenbrock.rs measures
+/// both).
+///
 /// Use it for semi-discretised parabolic PDEs (heat, reaction–diffusion) at engineering
 /// tolerances (10⁻² to 10⁻⁵), where its low cost per step and its order under stiffness
 /// pay; at tight tolerances Rodas4's fourth order takes fewer steps.

@@ -3,7 +3,9 @@
 //! at a fixed step ([`Scheme`]) and under error control ([`AdaptiveMethod`]).
 
 use super::jacobian::{self, Differences};
-use crate::control::{AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
+use crate::control::{
+    AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet,
+};
 use crate::integrators::{Memoryless, Properties, Scheme};
 use crate::linalg::{Buffer, Matrix, Structure};
 use crate::vector::combination;
@@ -535,14 +537,14 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         &workspace.start_rate
     }
 
-    fn attempt<F: Forces<S> + ?Sized>(
+    fn attempt<F: Forces<S> + ?Sized, T: ToleranceSet>(
         &self,
         workspace: &mut RosenbrockWorkspace<S, N>,
         state: &S,
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        tolerances: &Tolerances,
+        tolerances: &T,
         end: &mut S,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {

@@ -3,9 +3,13 @@
 //! runs go backwards, land exactly on the end, step every kind of state, refuse bad
 //! settings and stop with a clear error where the problem has no solution.
 
+use approx::assert_relative_eq;
 use glam::DVec3;
 use timestep::adaptive::Adaptive;
-use timestep::{AdaptiveError, Statistics, Tolerances};
+use timestep::control::Controller;
+use timestep::{
+    AdaptiveError, AdaptiveKind, ComponentTolerances, Statistics, StepError, Tolerances,
+};
 use timestep::{Bs3, Dop853, Dopri5, InPlace, Particle, Tsit5};
 
 const MU: f64 = 0.012277471;
@@ -230,6 +234,14 @@ fn bad_settings_and_singular_problems_are_errors() {
             "InvalidTolerance",
         ),
         (Adaptive::new(Dopri5).with_initial_step(0.0), "InvalidStep"),
+        // A controller that cannot shrink a rejected step would retry it forever.
+        (
+            Adaptive::new(Dopri5).with_controller(Controller {
+                min_factor: 1.0,
+                ..Controller::DOPRI5
+            }),
+            "InvalidController",
+        ),
         (Adaptive::new(Dopri5).with_max_step(f64::NAN), "InvalidStep"),
     ] {
         let mut solver = solver;
@@ -268,6 +280,62 @@ fn bad_settings_and_singular_problems_are_errors() {
     assert!(y.is_finite());
 }
 
+/// Purely relative tolerances (`atol = 0`, valid) on coordinates that start at zero, for
+/// every method with error control: the harmonic oscillator from `(x, v) = (0, 1)` follows
+/// `x = sin t`, and a coordinate that stays zero (`y' = (0, −y₁)`) neither poisons the
+/// first step's guess nor the error norm (`0/0`). Radau5, which measures against the
+/// step's start as radau5.f does, says which coordinate needs an absolute tolerance.
+#[test]
+fn purely_relative_tolerances_on_zero_coordinates() {
+    let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
+    let decay = |y: &[f64; 2], _t: f64| [0.0, -y[1]];
+    for kind in AdaptiveKind::all() {
+        let mut solver = Adaptive::new(kind).with_tolerances(Tolerances::new(1e-8, 0.0));
+        let (mut oscillating, mut decaying) = ([0.0, 1.0], [0.0, 1.0]);
+        let results = [
+            solver.solve(&mut oscillating, &oscillator, 0.0, 1.0),
+            solver.solve(&mut decaying, &decay, 0.0, 1.0),
+        ];
+        match kind {
+            AdaptiveKind::Radau5(_) => {
+                for result in results {
+                    let Err(AdaptiveError::StepFailed { t, cause, .. }) = result else {
+                        panic!("{result:?}");
+                    };
+                    assert_eq!((t, cause), (0.0, StepError::ZeroScale { coordinate: 0 }));
+                }
+            }
+            // Ros3p's error estimate vanishes on linear problems (see its docs).
+            AdaptiveKind::Ros3p(_) => {}
+            _ => {
+                assert!(results.iter().all(Result::is_ok), "{kind}: {results:?}");
+                let [x, v] = oscillating;
+                let error = (x - 1.0_f64.sin()).abs().max((v - 1.0_f64.cos()).abs());
+                assert!(error < 1e-5, "{kind}: {error:e}");
+                assert_eq!(decaying[0], 0.0);
+                assert_relative_eq!(decaying[1], (-1.0_f64).exp(), max_relative = 1e-5);
+            }
+        }
+    }
+}
+
+/// One solver reused on states of other sizes makes the buffers each needs: `y' = −y²`
+/// on three coordinates, then five, then three again, each to `1/(1 + t)`.
+#[test]
+fn a_solver_reused_on_states_of_other_sizes() {
+    let square = |y: &Vec<f64>, _t: f64| y.iter().map(|v| -v * v).collect::<Vec<_>>();
+    for kind in AdaptiveKind::all() {
+        let mut solver = Adaptive::new(kind).with_tolerances(Tolerances::new(1e-9, 1e-9));
+        for n in [3, 5, 3] {
+            let mut y = vec![1.0; n];
+            solver.solve(&mut y, &square, 0.0, 1.0).unwrap();
+            for v in y {
+                assert_relative_eq!(v, 0.5, max_relative = 1e-6);
+            }
+        }
+    }
+}
+
 /// A rigid body under error control: the torque-free body spun near its unstable
 /// intermediate axis (I = diag(1, 2, 3)) keeps its orientation a unit quaternion at every
 /// accepted step, its angular momentum exactly, and its energy to the tolerance's order
@@ -297,38 +365,54 @@ fn a_tumbling_rigid_body_under_error_control() {
 }
 
 /// Per-component tolerances: a tight absolute tolerance on one coordinate of two decoupled
-/// decays makes that one accurate (and costs steps), and tolerances of the wrong length or
-/// all zero on a coordinate are refused.
+/// decays makes that one accurate (and costs steps), and tolerances of the wrong count
+/// (none included), all zero on a coordinate, or not finite are refused with their cause.
 #[test]
 fn per_component_tolerances() {
     let decay = |y: &[f64; 2], _t: f64| [-y[0], -2.0 * y[1]];
-    let run = |tolerances: Tolerances| {
-        let mut y = [1.0, 1.0];
-        let statistics = Adaptive::new(Dopri5)
-            .with_tolerances(tolerances)
-            .solve(&mut y, &decay, 0.0, 2.0)
-            .unwrap();
-        let errors = [
-            (y[0] - (-2.0_f64).exp()).abs(),
-            (y[1] - (-4.0_f64).exp()).abs(),
-        ];
-        (errors, statistics)
-    };
-    let (loose, loose_cost) = run(Tolerances::new(0.0, 1e-4));
-    let (mixed, mixed_cost) = run(Tolerances::per_component(vec![0.0, 0.0], vec![1e-4, 1e-10]));
+    let exact = [(-2.0_f64).exp(), (-4.0_f64).exp()];
+    let errors = |y: [f64; 2]| [(y[0] - exact[0]).abs(), (y[1] - exact[1]).abs()];
+    let mut loose = [1.0, 1.0];
+    let loose_cost = Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(0.0, 1e-4))
+        .solve(&mut loose, &decay, 0.0, 2.0)
+        .unwrap();
+    let mut mixed = [1.0, 1.0];
+    let mixed_cost = Adaptive::new(Dopri5)
+        .with_component_tolerances(ComponentTolerances::new(vec![0.0, 0.0], vec![1e-4, 1e-10]))
+        .solve(&mut mixed, &decay, 0.0, 2.0)
+        .unwrap();
+    let (loose, mixed) = (errors(loose), errors(mixed));
     assert!(mixed[1] < 1e-3 * loose[1], "{mixed:?} vs {loose:?}");
     assert!(mixed_cost.accepted > loose_cost.accepted);
 
     let mut y = [1.0, 1.0];
-    for bad in [
-        Tolerances::per_component(vec![1e-6; 3], vec![1e-6; 3]),
-        Tolerances::per_component(vec![1e-6, 0.0], vec![1e-6, 0.0]),
-        Tolerances::per_component(vec![1e-6, f64::NAN], vec![1e-6, 1e-6]),
+    let refuse = |bad: ComponentTolerances, y: &mut [f64; 2]| {
+        Adaptive::new(Dopri5)
+            .with_component_tolerances(bad)
+            .solve(y, &decay, 0.0, 1.0)
+            .unwrap_err()
+    };
+    for (count, bad) in [
+        (3, ComponentTolerances::new(vec![1e-6; 3], vec![1e-6; 3])),
+        (0, ComponentTolerances::new(vec![], vec![])),
+        (1, ComponentTolerances::new(vec![1e-6; 2], vec![1e-6])),
     ] {
-        let error = Adaptive::new(Dopri5)
-            .with_tolerances(bad)
-            .solve(&mut y, &decay, 0.0, 1.0)
-            .unwrap_err();
+        let error = refuse(bad, &mut y);
+        assert_eq!(
+            error,
+            AdaptiveError::ToleranceCount {
+                count,
+                coordinates: 2
+            }
+        );
+    }
+    for bad in [
+        ComponentTolerances::new(vec![1e-6, 0.0], vec![1e-6, 0.0]),
+        ComponentTolerances::new(vec![1e-6, f64::NAN], vec![1e-6, 1e-6]),
+        ComponentTolerances::new(vec![1e-6, 1e-6], vec![-1e-6, 1e-6]),
+    ] {
+        let error = refuse(bad, &mut y);
         assert!(
             matches!(error, AdaptiveError::InvalidTolerance { .. }),
             "{error:?}"

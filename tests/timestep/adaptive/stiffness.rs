@@ -188,7 +188,7 @@ fn the_arenstorf_orbit_is_not_stiff() {
         let tolerances = Tolerances::new(tolerance, tolerance);
         let mut y = start;
         let dopri5 = Adaptive::new(Dopri5)
-            .with_tolerances(tolerances.clone())
+            .with_tolerances(tolerances)
             .with_stiffness_test(1)
             .solve(&mut y, &arenstorf, 0.0, period)
             .unwrap();

@@ -6,9 +6,9 @@ use super::coefficients::nodes;
 use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
-use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
+use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
-use num_traits::{Float, One};
+use num_traits::{Float, One, Zero};
 
 /// radau5.f's `SAFE`.
 const SAFETY: f64 = 0.9;
@@ -59,14 +59,14 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         &workspace.start_rate
     }
 
-    fn attempt<F: Forces<S> + ?Sized>(
+    fn attempt<F: Forces<S> + ?Sized, T: ToleranceSet>(
         &self,
         workspace: &mut Radau5Workspace<S>,
         state: &S,
         forces: &F,
         t: S::Scalar,
         h: S::Scalar,
-        tolerances: &Tolerances,
+        tolerances: &T,
         end: &mut S,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
@@ -84,18 +84,24 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             return Ok(f64::NAN);
         };
         for i in 0..n {
-            let relative = tolerances.relative(i);
+            let relative = tolerances.relative_at(i);
             let r = if relative > 0.0 {
                 relative
             } else {
-                tolerances.absolute(i)
+                tolerances.absolute_at(i)
             };
             let tightening = 0.1 * r.powf(-1.0 / 3.0);
-            linear.scale[i] = S::Scalar::from_f64(tightening * norm.scale(i));
+            // radau5.f's Newton test and error estimate divide by the start's scales: a
+            // purely relative tolerance on a zero coordinate leaves nothing to divide by.
+            let scale = S::Scalar::from_f64(tightening * norm.scale(i));
+            if scale <= S::Scalar::zero() {
+                return Err(StepError::ZeroScale { coordinate: i });
+            }
+            linear.scale[i] = scale;
         }
-        let first_relative = match tolerances.relative(0) {
+        let first_relative = match tolerances.relative_at(0) {
             r if r > 0.0 => r,
-            _ => tolerances.absolute(0),
+            _ => tolerances.absolute_at(0),
         };
         let fnewt = self
             .tolerance

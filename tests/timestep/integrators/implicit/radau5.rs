@@ -27,8 +27,8 @@
 use crate::common;
 
 use common::log_log_slope;
-use timestep::Tolerances;
 use timestep::adaptive::{Adaptive, Event};
+use timestep::{ComponentTolerances, Tolerances};
 use timestep::{
     Dopri5, Forces, InPlace, Integrator, Jacobian, Radau5, StepError, Stepper, Structure,
     WithJacobian,
@@ -119,10 +119,10 @@ fn robertson(y: &[f64; 3], _t: f64) -> [f64; 3] {
 
 #[test]
 fn robertson_conserves_mass_to_ten_to_the_eleven() {
-    let tolerances = || Tolerances::per_component(vec![1e-8; 3], vec![1e-14, 1e-18, 1e-14]);
+    let tolerances = || ComponentTolerances::new(vec![1e-8; 3], vec![1e-14, 1e-18, 1e-14]);
     let mut y = [1.0, 0.0, 0.0];
     let mut solver = Adaptive::new(Radau5::new())
-        .with_tolerances(tolerances())
+        .with_component_tolerances(tolerances())
         .with_initial_step(1e-6);
     let mut worst: f64 = 0.0;
     let statistics = solver
@@ -173,16 +173,16 @@ fn robertson_conserves_mass_to_ten_to_the_eleven() {
 /// a few hundred evaluations to t = 40 where Dormand–Prince needs hundreds of thousands.
 #[test]
 fn robertson_costs_radau5_a_fraction_of_what_it_costs_dopri5() {
-    let tolerances = || Tolerances::per_component(vec![1e-6; 3], vec![1e-8, 1e-14, 1e-8]);
+    let tolerances = || ComponentTolerances::new(vec![1e-6; 3], vec![1e-8, 1e-14, 1e-8]);
     let mut y = [1.0, 0.0, 0.0];
     let radau = Adaptive::new(Radau5::new())
-        .with_tolerances(tolerances())
+        .with_component_tolerances(tolerances())
         .with_initial_step(1e-6)
         .solve(&mut y, &robertson, 0.0, 40.0)
         .unwrap();
     let mut z = [1.0, 0.0, 0.0];
     let dopri = Adaptive::new(Dopri5)
-        .with_tolerances(tolerances())
+        .with_component_tolerances(tolerances())
         .with_max_steps(1_000_000)
         .solve(&mut z, &robertson, 0.0, 40.0)
         .unwrap();

@@ -703,3 +703,40 @@ fn an_overflowing_step_is_retried_shorter() {
         assert!(statistics.rejected > 0, "{statistics:?}");
     }
 }
+
+/// Ros3p's embedded method has Ros3p's own stability function (Lang and Verwer's `m̂`
+/// reproduce `R(z)` exactly), so its error estimate vanishes on every linear problem with
+/// constant coefficients, however long the step: measured on `y' = −y` over a step of 1,
+/// where the step's true error is 10⁻² and the tolerance 10⁻⁸. On `y' = −y²` the estimate
+/// is there. Its docs say so; Rodas4's estimate sees both.
+#[test]
+fn ros3p_s_error_estimate_is_blind_to_linear_problems() {
+    use timestep::control::{AdaptiveMethod, IntoAdaptive, Statistics};
+    fn estimate(
+        method: impl IntoAdaptive<Method: AdaptiveMethod<f64>>,
+        f: fn(&f64, f64) -> f64,
+    ) -> f64 {
+        let method = method.into_adaptive();
+        let (mut workspace, mut statistics, mut end) =
+            (method.workspace(&1.0), Statistics::default(), 0.0);
+        method.begin(&mut workspace, &1.0, &f, 0.0, &mut statistics);
+        let tolerances = Tolerances::new(1e-8, 1e-8);
+        method
+            .attempt(
+                &mut workspace,
+                &1.0,
+                &f,
+                0.0,
+                1.0,
+                &tolerances,
+                &mut end,
+                &mut statistics,
+            )
+            .unwrap()
+    }
+    let linear: fn(&f64, f64) -> f64 = |y, _| -y;
+    let nonlinear: fn(&f64, f64) -> f64 = |y, _| -y * y;
+    assert!(estimate(Ros3p, linear) < 1e-6);
+    assert!(estimate(Ros3p, nonlinear) > 1e4);
+    assert!(estimate(Rodas4, linear) > 1e4);
+}
