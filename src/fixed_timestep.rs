@@ -30,7 +30,10 @@ use num_traits::Float;
 /// [`DEFAULT_MAX_FRAME_TIME`](Self::DEFAULT_MAX_FRAME_TIME)), so one frame runs at most
 /// [`max_steps`](Self::max_steps) steps (15 at 60 Hz). Time beyond the cap is dropped (the
 /// simulation runs slower than real time instead of freezing) and reported by
-/// [`Frame::dropped_time`]. The cap can be set as a frame time
+/// [`Frame::dropped_time`], or carried to the following frames until the simulation has
+/// caught up ([`Overrun`], [`with_overrun`](Self::with_overrun)). The clock counts what
+/// the budget cost: [`dropped_time`](Self::dropped_time),
+/// [`frames_over_budget`](Self::frames_over_budget), [`behind`](Self::behind). The cap can be set as a frame time
 /// ([`with_max_frame_time`](Self::with_max_frame_time)) or as a step count
 /// ([`with_max_steps`](Self::with_max_steps)); they are one limit seen two ways.
 ///
@@ -116,9 +119,78 @@ pub struct FixedTimestep<S: Scalar = f64> {
     dt_seconds: f64,
     max_frame_time: f64,
     max_steps: u32,
-    /// Real time not yet simulated, in `[0, dt)` between frames.
+    /// What a frame does with time beyond its budget.
+    overrun: Overrun,
+    /// Real time not yet simulated: in `[0, dt)` between frames, or up to the carry limit
+    /// more when time is carried.
     accumulator: f64,
     steps_taken: u64,
+    /// Seconds dropped since the clock was made or reset.
+    dropped_time: f64,
+    /// Frames that could not simulate all their time within the budget.
+    frames_over_budget: u64,
+}
+
+/// What a frame longer than the budget ([`FixedTimestep::max_frame_time`], or
+/// [`max_steps`](FixedTimestep::max_steps) steps) does with the time beyond it.
+///
+/// A game chooses between slowing down and catching up: after a hitch (a level load, a
+/// dragged window) the simulation either stays behind real time for good (the game ran in
+/// slow motion while frames were long) or runs its full budget of steps in the frames
+/// that follow until it has caught up (the world jumps ahead, at the cost of those frames'
+/// CPU). Either way each frame runs at most [`max_steps`](FixedTimestep::max_steps) steps,
+/// so a slow machine cannot fall into the spiral of death.
+///
+/// ```
+/// use timestep::{FixedTimestep, Overrun};
+///
+/// // 1/64 s steps, at most 4 a frame; a half-second hitch, then frames of one step each.
+/// let mut clock = FixedTimestep::new(1.0 / 64.0)
+///     .with_max_steps(4)
+///     .with_overrun(Overrun::Carry { limit: 1.0 });
+/// assert_eq!(clock.advance(0.5)?.steps(), 4);
+/// assert_eq!(clock.behind(), 0.4375); // 28 steps carried
+/// let mut frames = 0;
+/// while clock.behind() > 0.0 {
+///     let frame = clock.advance(1.0 / 64.0)?; // a step of real time, up to four run
+///     assert!(frame.steps() > 1);
+///     frames += 1;
+/// }
+/// assert_eq!(frames, 10); // 28 steps behind, caught up by three a frame
+/// assert_eq!(clock.dropped_time(), 0.0);
+/// assert_eq!(clock.time(), 0.5 + 10.0 / 64.0); // every second of real time simulated
+/// # Ok::<(), timestep::FixedTimestepError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub enum Overrun {
+    /// The time beyond the budget is dropped: the simulation falls behind real time and
+    /// stays behind (the game slows down while frames are too long). The default.
+    #[default]
+    Drop,
+    /// The time beyond the budget is carried to the following frames, which run their
+    /// full budget until the simulation has caught up; what would leave it more than
+    /// `limit` seconds behind is dropped. `limit` must be finite and not negative (refused
+    /// with [`FixedTimestepError::InvalidCarryLimit`]); with 0, nothing is carried beyond
+    /// the fraction of a step `α` draws.
+    Carry {
+        /// The most real time, in seconds, the simulation may be behind after a frame.
+        limit: f64,
+    },
+}
+
+impl Overrun {
+    /// The seconds that may be carried beyond the fraction of a step `α` draws.
+    fn limit(self) -> f64 {
+        match self {
+            Overrun::Drop => 0.0,
+            Overrun::Carry { limit } => limit,
+        }
+    }
 }
 
 impl<S: Scalar> FixedTimestep<S> {
@@ -214,8 +286,11 @@ impl<S: Scalar> FixedTimestep<S> {
             dt_seconds,
             max_frame_time,
             max_steps: capped_steps(max_frame_time, dt_seconds)?,
+            overrun: Overrun::Drop,
             accumulator: 0.0,
             steps_taken: 0,
+            dropped_time: 0.0,
+            frames_over_budget: 0,
         })
     }
 
@@ -336,6 +411,45 @@ impl<S: Scalar> FixedTimestep<S> {
         })
     }
 
+    /// The same clock with another policy for time beyond the frame budget: dropped (the
+    /// default) or carried to later frames ([`Overrun`]).
+    ///
+    /// # Panics
+    ///
+    /// If a carry limit is negative, infinite or `NaN`;
+    /// [`try_with_overrun`](Self::try_with_overrun) returns the error instead.
+    #[track_caller]
+    #[must_use = "with_overrun returns a new clock and leaves this one as it was"]
+    pub fn with_overrun(self, overrun: Overrun) -> Self {
+        match self.try_with_overrun(overrun) {
+            Ok(clock) => clock,
+            Err(error) => panic!("FixedTimestep::with_overrun: {error}"),
+        }
+    }
+
+    /// [`with_overrun`](Self::with_overrun), returning
+    /// [`FixedTimestepError::InvalidCarryLimit`] for a carry limit that is negative,
+    /// infinite or `NaN` instead of panicking.
+    ///
+    /// ```
+    /// use timestep::{FixedTimestep, FixedTimestepError, Overrun};
+    ///
+    /// let clock = FixedTimestep::new(0.01);
+    /// assert!(clock.try_with_overrun(Overrun::Carry { limit: 0.5 }).is_ok());
+    /// assert_eq!(
+    ///     clock.try_with_overrun(Overrun::Carry { limit: -1.0 }),
+    ///     Err(FixedTimestepError::InvalidCarryLimit(-1.0))
+    /// );
+    /// ```
+    #[must_use = "try_with_overrun returns a new clock and leaves this one as it was"]
+    pub fn try_with_overrun(self, overrun: Overrun) -> Result<Self, FixedTimestepError> {
+        let limit = overrun.limit();
+        if !(limit.is_finite() && limit >= 0.0) {
+            return Err(FixedTimestepError::InvalidCarryLimit(limit));
+        }
+        Ok(FixedTimestep { overrun, ..self })
+    }
+
     /// Adds one frame's time (in seconds) to the accumulator and takes out as many whole
     /// steps of `dt` as fit, up to [`max_steps`](Self::max_steps). The returned [`Frame`]
     /// says how many steps to run, when each starts, and the blend factor `α` to draw
@@ -372,7 +486,10 @@ impl<S: Scalar> FixedTimestep<S> {
         if self.steps_taken > Self::MAX_STEPS_TAKEN - u64::from(self.max_steps) {
             return Err(FixedTimestepError::ClockExhausted(self.steps_taken));
         }
-        let counted = frame_time.min(self.max_frame_time);
+        let counted = match self.overrun {
+            Overrun::Drop => frame_time.min(self.max_frame_time),
+            Overrun::Carry { .. } => frame_time,
+        };
         let mut dropped = frame_time - counted;
         self.accumulator += counted;
         let first_step = self.steps_taken;
@@ -385,17 +502,24 @@ impl<S: Scalar> FixedTimestep<S> {
             self.accumulator -= self.dt_seconds;
             steps += 1;
         }
-        if self.accumulator >= self.dt_seconds {
-            // Only reachable through rounding at the cap: drop whole steps, keep the phase.
-            let whole = Float::floor(self.accumulator / self.dt_seconds) * self.dt_seconds;
+        let carried = self.overrun.limit();
+        if self.accumulator >= self.dt_seconds + carried {
+            // Beyond what may be carried (when dropping, only reachable through rounding at
+            // the cap): drop whole steps, keeping the phase.
+            let excess = self.accumulator - carried;
+            let whole = Float::floor(excess / self.dt_seconds) * self.dt_seconds;
             let mut kept = self.accumulator - whole;
-            if !(0.0..self.dt_seconds).contains(&kept) {
-                kept = 0.0;
+            if !(0.0..self.dt_seconds + carried).contains(&kept) {
+                kept = carried;
             }
             dropped += self.accumulator - kept;
             self.accumulator = kept;
         }
         self.steps_taken += u64::from(steps);
+        self.dropped_time += dropped;
+        if dropped > 0.0 || self.accumulator >= self.dt_seconds {
+            self.frames_over_budget += 1;
+        }
         Ok(Frame {
             dt: self.dt,
             dt_seconds: self.dt_seconds,
@@ -403,6 +527,7 @@ impl<S: Scalar> FixedTimestep<S> {
             steps,
             alpha: self.alpha(),
             dropped_time: dropped,
+            behind: self.behind(),
         })
     }
 
@@ -489,6 +614,44 @@ impl<S: Scalar> FixedTimestep<S> {
         self.steps_taken
     }
 
+    /// Seconds of real time dropped by the frame budget since the clock was made or
+    /// [`reset`](Self::reset): how far the simulation has fallen behind for good.
+    ///
+    /// ```
+    /// use timestep::FixedTimestep;
+    ///
+    /// let mut clock = FixedTimestep::new(0.125).with_max_steps(2);
+    /// clock.advance(0.5)?; // two steps run, 0.25 s dropped
+    /// clock.advance(0.375)?; // two steps run, 0.125 s dropped
+    /// assert_eq!((clock.dropped_time(), clock.frames_over_budget()), (0.375, 2));
+    /// # Ok::<(), timestep::FixedTimestepError>(())
+    /// ```
+    pub fn dropped_time(&self) -> f64 {
+        self.dropped_time
+    }
+
+    /// The number of frames, since the clock was made or [`reset`](Self::reset), that
+    /// could not simulate all their time within the budget (time dropped, or carried).
+    pub fn frames_over_budget(&self) -> u64 {
+        self.frames_over_budget
+    }
+
+    /// The policy for time beyond the frame budget.
+    pub fn overrun(&self) -> Overrun {
+        self.overrun
+    }
+
+    /// Seconds of real time carried to later frames: how far the simulation is behind
+    /// beyond the fraction of a step `α` draws (`accumulator − α · dt`, in whole steps).
+    /// Always 0 when time beyond the budget is [dropped](Overrun::Drop).
+    pub fn behind(&self) -> f64 {
+        if self.accumulator < self.dt_seconds {
+            0.0
+        } else {
+            Float::floor(self.accumulator / self.dt_seconds) * self.dt_seconds
+        }
+    }
+
     /// The simulated time, in seconds: the end of the last step handed out,
     /// `steps_taken · dt`, computed by one multiplication (no drift from summing).
     ///
@@ -505,7 +668,8 @@ impl<S: Scalar> FixedTimestep<S> {
         self.steps_taken as f64 * self.dt_seconds
     }
 
-    /// Starts over: no time accumulated, no step taken, `α = 0`; `dt` and the cap stay.
+    /// Starts over: no time accumulated, no step taken, nothing dropped, `α = 0`; `dt`, the
+    /// cap and the overrun policy stay.
     ///
     /// ```
     /// use timestep::FixedTimestep;
@@ -519,6 +683,8 @@ impl<S: Scalar> FixedTimestep<S> {
     pub fn reset(&mut self) {
         self.accumulator = 0.0;
         self.steps_taken = 0;
+        self.dropped_time = 0.0;
+        self.frames_over_budget = 0;
     }
 }
 
@@ -580,6 +746,7 @@ pub struct Frame<S: Scalar = f64> {
     steps: u32,
     alpha: S,
     dropped_time: f64,
+    behind: f64,
 }
 
 impl<S: Scalar> Frame<S> {
@@ -638,6 +805,13 @@ impl<S: Scalar> Frame<S> {
     /// ```
     pub fn dropped_time(&self) -> f64 {
         self.dropped_time
+    }
+
+    /// Seconds of real time carried to later frames after this one
+    /// ([`FixedTimestep::behind`]; 0 unless time beyond the budget is
+    /// [carried](Overrun::Carry)).
+    pub fn behind(&self) -> f64 {
+        self.behind
     }
 
     /// The start time of each step, in order: step `k` of the clock starts at `k · dt`
@@ -745,8 +919,11 @@ pub enum FixedTimestepError {
         /// The cap on the frame time, in seconds.
         max_frame_time: f64,
     },
-    /// A saved clock's accumulator is negative, not finite, or a whole step or more.
+    /// A saved clock's accumulator is negative, not finite, or a whole step or more beyond
+    /// what it may carry.
     InvalidAccumulator(f64),
+    /// A carry limit ([`Overrun::Carry`]) that is negative, infinite or `NaN`.
+    InvalidCarryLimit(f64),
     /// The clock has counted [`FixedTimestep::MAX_STEPS_TAKEN`] steps (or a saved clock
     /// claims more): the step count given.
     ClockExhausted(u64),
@@ -789,8 +966,13 @@ impl fmt::Display for FixedTimestepError {
             ),
             FixedTimestepError::InvalidAccumulator(a) => write!(
                 f,
-                "accumulator must be finite, not negative and less than one step, got {} s",
+                "accumulator must be finite, not negative and less than one step beyond what may be carried, got {} s",
                 Number(a)
+            ),
+            FixedTimestepError::InvalidCarryLimit(limit) => write!(
+                f,
+                "the most time carried to later frames must be finite and not negative, got {} s",
+                Number(limit)
             ),
             FixedTimestepError::ClockExhausted(steps) => write!(
                 f,
@@ -805,7 +987,7 @@ impl core::error::Error for FixedTimestepError {}
 
 #[cfg(feature = "serde")]
 mod serde_impl {
-    use super::{FixedTimestep, FixedTimestepError, steps_in};
+    use super::{FixedTimestep, FixedTimestepError, Overrun, steps_in};
     use crate::Scalar;
     use num_traits::Float;
 
@@ -822,8 +1004,15 @@ mod serde_impl {
         dt: S,
         max_frame_time: f64,
         max_steps: u32,
+        // The fields added with the frame budget default to a clock saved before it.
+        #[serde(default)]
+        overrun: Overrun,
         accumulator: f64,
         steps_taken: u64,
+        #[serde(default)]
+        dropped_time: f64,
+        #[serde(default)]
+        frames_over_budget: u64,
     }
 
     impl<S: Scalar> From<FixedTimestep<S>> for FixedTimestepData<S> {
@@ -832,8 +1021,11 @@ mod serde_impl {
                 dt: clock.dt,
                 max_frame_time: clock.max_frame_time,
                 max_steps: clock.max_steps,
+                overrun: clock.overrun,
                 accumulator: clock.accumulator,
                 steps_taken: clock.steps_taken,
+                dropped_time: clock.dropped_time,
+                frames_over_budget: clock.frames_over_budget,
             }
         }
     }
@@ -871,22 +1063,29 @@ mod serde_impl {
             if data.steps_taken > FixedTimestep::<S>::MAX_STEPS_TAKEN {
                 return Err(FixedTimestepError::ClockExhausted(data.steps_taken));
             }
-            let dt = dt_seconds;
+            let carried = data.overrun.limit();
+            if !(carried.is_finite() && carried >= 0.0) {
+                return Err(FixedTimestepError::InvalidCarryLimit(carried));
+            }
+            let top = dt_seconds + carried;
             let mut accumulator = data.accumulator;
-            let rounding = 4.0 * f64::EPSILON * dt;
-            if !(accumulator.is_finite() && (-rounding..dt + rounding).contains(&accumulator)) {
+            let rounding = 4.0 * f64::EPSILON * top;
+            if !(accumulator.is_finite() && (-rounding..top + rounding).contains(&accumulator)) {
                 return Err(FixedTimestepError::InvalidAccumulator(accumulator));
             }
             // Within rounding of the range: brought into it.
             accumulator = Float::max(accumulator, 0.0);
-            if accumulator >= dt {
-                accumulator = f64::from_bits(dt.to_bits() - 1);
+            if accumulator >= top {
+                accumulator = f64::from_bits(top.to_bits() - 1);
             }
             Ok(FixedTimestep {
                 max_frame_time,
                 max_steps: data.max_steps,
+                overrun: data.overrun,
                 accumulator,
                 steps_taken: data.steps_taken,
+                dropped_time: data.dropped_time,
+                frames_over_budget: data.frames_over_budget,
                 dt: data.dt,
                 dt_seconds,
             })

@@ -599,7 +599,7 @@ pub use adaptive::{Solution, solve};
 pub use control::ComponentTolerances;
 pub use control::{Statistics, Stop, Tolerances};
 pub use error::{AdaptiveError, MassError, StepError};
-pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame};
+pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame, Overrun};
 pub use integrators::{
     AdamsBashforthMoulton, AdaptiveKind, BackwardEuler, Beeman, Bs3, Coefficients, Composition,
     Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler,

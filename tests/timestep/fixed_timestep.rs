@@ -4,8 +4,8 @@
 use glam::{DQuat, DVec2, DVec3, Vec3};
 use timestep::rigid::{DRigidBody, Inertia, OrientationUpdate, Splitting};
 use timestep::{
-    FixedTimestep, FixedTimestepError, Forces, Integrator, Interpolate, Particle, Rk4, Scalar,
-    SemiImplicitEuler, State, Verlet,
+    FixedTimestep, FixedTimestepError, Forces, Integrator, Interpolate, Overrun, Particle, Rk4,
+    Scalar, SemiImplicitEuler, State, Verlet,
 };
 
 /// A tiny xorshift64 generator: fixed, reproducible frame times without a crate.
@@ -120,6 +120,92 @@ fn f32_vectors_too() {
             &frames,
         );
         assert_eq!(states[..], plain[..states.len()], "{name}");
+    }
+}
+
+/// Time beyond the budget carried to later frames: on every frame sequence, with steps
+/// of 1/64 s (exact in binary) and at most 4 a frame, each frame runs at most its budget,
+/// real time is accounted for to the last bit (simulated + carried + drawn fraction +
+/// dropped = counted), and the simulation is never more than the limit behind.
+#[test]
+fn carried_time_is_caught_up_within_the_budget() {
+    let dt = 1.0 / 64.0;
+    for limit in [0.0, 0.25, 10.0] {
+        for (name, frames) in frame_sequences() {
+            let mut clock = FixedTimestep::new(dt)
+                .with_max_steps(4)
+                .with_overrun(Overrun::Carry { limit });
+            let (mut real, mut dropped, mut over) = (0.0, 0.0, 0);
+            for &frame_time in &frames {
+                let frame = clock.advance(frame_time).unwrap();
+                assert!(frame.steps() <= 4, "{name}");
+                assert!(frame.behind() <= limit, "{name}: {}", frame.behind());
+                assert_eq!(frame.behind(), clock.behind());
+                real += frame_time;
+                dropped += frame.dropped_time();
+                over += u64::from(frame.dropped_time() > 0.0 || frame.behind() > 0.0);
+                let accounted = clock.time() + clock.accumulator() + clock.dropped_time();
+                assert!(
+                    (accounted - real).abs() < 1e-9,
+                    "{name}: {accounted} vs {real}"
+                );
+            }
+            assert_eq!(clock.dropped_time(), dropped, "{name}");
+            assert_eq!(clock.frames_over_budget(), over, "{name}");
+            // 4 steps of 1/64 s a frame keep up with any frame up to 1/16 s: only the
+            // slow 7 Hz frames and the jittery ones fall behind.
+            assert_eq!(
+                over > 0,
+                matches!(name, "7 Hz" | "jittery"),
+                "{name}: {over}"
+            );
+            if limit == 10.0 {
+                assert_eq!(
+                    clock.dropped_time(),
+                    0.0,
+                    "{name}: nothing beyond the limit"
+                );
+            }
+        }
+    }
+}
+
+/// A hitch beyond the carry limit: a second-long frame at 4 steps of 1/64 s a frame with
+/// 0.25 s carried at most runs 4 steps, carries 0.25 s (16 steps) and drops the other
+/// 0.6875 s; the next 16/3 frames catch up.
+#[test]
+fn a_hitch_beyond_the_carry_limit_is_dropped_in_whole_steps() {
+    let dt = 1.0 / 64.0;
+    let mut clock = FixedTimestep::new(dt)
+        .with_max_steps(4)
+        .with_overrun(Overrun::Carry { limit: 0.25 });
+    let frame = clock.advance(1.0).unwrap();
+    assert_eq!(
+        (frame.steps(), frame.behind(), frame.dropped_time()),
+        (4, 0.25, 0.6875)
+    );
+    let mut catching_up = 0;
+    while clock.behind() > 0.0 {
+        let _ = clock.advance(dt).unwrap();
+        catching_up += 1;
+    }
+    assert_eq!(catching_up, 6); // 16 steps behind, 3 caught up a frame
+    assert_eq!(clock.frames_over_budget(), 6);
+    clock.reset();
+    assert_eq!(
+        (
+            clock.dropped_time(),
+            clock.frames_over_budget(),
+            clock.behind()
+        ),
+        (0.0, 0, 0.0)
+    );
+    assert_eq!(clock.overrun(), Overrun::Carry { limit: 0.25 });
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            clock.try_with_overrun(Overrun::Carry { limit: bad }),
+            Err(FixedTimestepError::InvalidCarryLimit(_))
+        ));
     }
 }
 

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use timestep::rigid::{DRigidBody, Inertia, OrientationUpdate, RigidBody, Splitting};
 use timestep::{
     BackwardEuler, Derivative, ExplicitEuler, FixedTimestep, Integrator, Method, MethodKind,
-    NoVelocity, Particle, PositionVerlet, Rk4, SemiImplicitEuler, Stepper, Structure, Verlet,
+    NoVelocity, Overrun, Particle, PositionVerlet, Rk4, SemiImplicitEuler, Stepper, Structure,
+    Verlet,
 };
 
 fn round_trip<T: Serialize + DeserializeOwned>(value: &T) -> T {
@@ -240,6 +241,17 @@ fn fixed_timestep_round_trips_mid_game_and_is_checked() {
     }
     let f32_clock = FixedTimestep::new(0.01_f32);
     assert_eq!(round_trip(&f32_clock), f32_clock);
+    // Behind after a hitch, carrying time and counting what the budget cost.
+    let mut carrying = FixedTimestep::new(1.0 / 64.0)
+        .with_max_steps(4)
+        .with_overrun(Overrun::Carry { limit: 0.25 });
+    let _ = carrying.advance(1.0).unwrap();
+    let mut restored = round_trip(&carrying);
+    assert_eq!(restored, carrying);
+    assert_eq!(
+        restored.advance(0.01).unwrap(),
+        carrying.advance(0.01).unwrap()
+    );
 
     let good =
         r#"{"dt":0.25,"max_frame_time":0.5,"max_steps":2,"accumulator":0.125,"steps_taken":3}"#;
@@ -259,6 +271,10 @@ fn fixed_timestep_round_trips_mid_game_and_is_checked() {
         r#"{"dt":0.25,"max_frame_time":0.5,"max_steps":2,"accumulator":0.3,"steps_taken":0}"#,
         // negative accumulator
         r#"{"dt":0.25,"max_frame_time":0.5,"max_steps":2,"accumulator":-0.1,"steps_taken":0}"#,
+        // more carried than the limit allows
+        r#"{"dt":0.25,"max_frame_time":0.5,"max_steps":2,"overrun":{"Carry":{"limit":0.5}},"accumulator":0.8,"steps_taken":0}"#,
+        // a negative carry limit
+        r#"{"dt":0.25,"max_frame_time":0.5,"max_steps":2,"overrun":{"Carry":{"limit":-0.5}},"accumulator":0.0,"steps_taken":0}"#,
     ] {
         assert!(serde_json::from_str::<FixedTimestep>(bad).is_err(), "{bad}");
     }
