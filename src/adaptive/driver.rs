@@ -4,6 +4,7 @@
 use super::Step;
 use super::events::{Events, Fired, Output, watch};
 use super::run::Run;
+use super::snapshot::Snapshot;
 #[cfg(feature = "alloc")]
 use super::solution::{Integration, NoObserver};
 #[cfg(feature = "alloc")]
@@ -85,6 +86,27 @@ pub(super) struct Workspace<S: State, M: AdaptiveMethod<S>> {
     pub(super) probe: S,
     /// The rate after the trial step of the first step's choice.
     pub(super) rate: DerivativeOf<S>,
+}
+
+impl<S: State, M: AdaptiveMethod<S>> Clone for Workspace<S, M>
+where
+    M::Workspace: Clone,
+{
+    fn clone(&self) -> Self {
+        Workspace {
+            method: self.method.clone(),
+            other: self.other.clone(),
+            probe: self.probe.clone(),
+            rate: self.rate.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.method.clone_from(&source.method);
+        self.other.clone_from(&source.other);
+        self.probe.clone_from(&source.probe);
+        self.rate.clone_from(&source.rate);
+    }
 }
 
 impl<S: State, M: AdaptiveMethod<S>> Workspace<S, M> {
@@ -230,6 +252,75 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
                 t1: t1.to_f64(),
             });
         }
+        self.check_settings()?;
+        let dim = state.rate_dim();
+        if self.workspace.as_ref().is_none_or(|w| w.rate.dim() != dim) {
+            self.workspace = Some(Workspace::new(&self.method, state));
+        }
+        self.tolerances.check(dim)?;
+        Ok(Run::new(self, state, forces, t0.to_f64(), t1.to_f64()))
+    }
+
+    /// Resumes a run saved by [`Run::snapshot`]: `state` becomes the saved state, the
+    /// solver's workspace the saved one (the FSAL stage, a kept Jacobian and
+    /// factorisation), and the run goes on from the saved time with the saved controller
+    /// memory and counters. With the solver's settings those of the saved run, it goes
+    /// on bit for bit as the run that was never interrupted (a rollback's resimulation,
+    /// a checkpoint's restart); other settings are checked and used from here on.
+    ///
+    /// ```
+    /// use timestep::{Adaptive, Dopri5, Tolerances};
+    ///
+    /// let decay = |y: &f64, t: f64| -y * t.cos();
+    /// let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-9, 1e-9));
+    /// let mut y = 1.0_f64;
+    /// let mut run = solver.start(&mut y, &decay, 0.0, 10.0)?;
+    /// for _ in 0..5 {
+    ///     run.step()?;
+    /// }
+    /// let saved = run.snapshot();
+    /// while run.step()? {}
+    /// let first = (*run.state(), run.statistics());
+    ///
+    /// let mut z = 0.0; // overwritten by the saved state
+    /// let mut again = solver.resume(&saved, &mut z, &decay)?;
+    /// while again.step()? {}
+    /// assert_eq!((*again.state(), again.statistics()), first);
+    /// # Ok::<(), timestep::AdaptiveError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`AdaptiveError`] for invalid settings (tolerances, controller, initial or largest
+    /// step), as [`start`](Adaptive::start).
+    pub fn resume<'a, F: Forces<S> + ?Sized>(
+        &'a mut self,
+        snapshot: &Snapshot<S, M>,
+        state: &'a mut S,
+        forces: &'a F,
+    ) -> Result<Run<'a, S, M, F>, AdaptiveError>
+    where
+        M::Workspace: Clone,
+    {
+        self.check_settings()?;
+        self.tolerances.check(snapshot.workspace.rate.dim())?;
+        match &mut self.workspace {
+            Some(workspace) if workspace.rate.dim() == snapshot.workspace.rate.dim() => {
+                workspace.clone_from(&snapshot.workspace);
+            }
+            workspace => *workspace = Some(snapshot.workspace.clone()),
+        }
+        state.clone_from(&snapshot.state);
+        Ok(Run::with_progress(
+            self,
+            state,
+            forces,
+            snapshot.progress.clone(),
+        ))
+    }
+
+    /// Checks the controller and the initial and largest steps.
+    fn check_settings(&self) -> Result<(), AdaptiveError> {
         if !self.controller.is_valid() {
             return Err(AdaptiveError::InvalidController);
         }
@@ -237,17 +328,10 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
             h.filter(|h| h.is_nan() || *h == 0.0 || (!infinite_allowed && h.is_infinite()))
                 .map(|h| AdaptiveError::InvalidStep { h })
         };
-        if let Some(error) =
-            invalid_step(self.max_step, true).or_else(|| invalid_step(self.initial_step, false))
-        {
-            return Err(error);
+        match invalid_step(self.max_step, true).or_else(|| invalid_step(self.initial_step, false)) {
+            Some(error) => Err(error),
+            None => Ok(()),
         }
-        let dim = state.rate_dim();
-        if self.workspace.as_ref().is_none_or(|w| w.rate.dim() != dim) {
-            self.workspace = Some(Workspace::new(&self.method, state));
-        }
-        self.tolerances.check(dim)?;
-        Ok(Run::new(self, state, forces, t0.to_f64(), t1.to_f64()))
     }
 
     /// Integrates `state` from `t0` to `t1` (backwards when `t1 < t0`), landing exactly on

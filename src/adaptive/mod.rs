@@ -43,6 +43,7 @@
 mod driver;
 mod events;
 mod run;
+mod snapshot;
 #[cfg(feature = "alloc")]
 mod solution;
 mod step;
@@ -51,6 +52,7 @@ mod stiffness;
 pub use driver::Adaptive;
 pub use events::{Action, Direction, Event, Events, Fired, NoAction};
 pub use run::{Attempt, Run};
+pub use snapshot::Snapshot;
 #[cfg(feature = "alloc")]
 pub use solution::{Integration, NoObserver, Solution, solve};
 pub use step::Step;

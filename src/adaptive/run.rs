@@ -2,6 +2,7 @@
 
 use super::Adaptive;
 use super::driver::Workspace;
+use super::snapshot::Snapshot;
 use super::stiffness::StiffnessTest;
 use crate::control::{AdaptiveMethod, AnyTolerances, ErrorNorm, Statistics, Stop, ToleranceSet};
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -55,8 +56,15 @@ pub struct Run<'a, S: State, M: AdaptiveMethod<S>, F: ?Sized> {
     workspace: &'a mut Workspace<S, M>,
     state: &'a mut S,
     forces: &'a F,
+    progress: Progress,
+}
+
+/// What a run remembers between steps besides the method's workspace: where it is, the
+/// controller's memory, the counters.
+#[derive(Clone, Debug)]
+pub(super) struct Progress {
     /// Where the state is.
-    t: f64,
+    pub(super) t: f64,
     end: f64,
     direction: f64,
     max_step: f64,
@@ -78,7 +86,7 @@ pub struct Run<'a, S: State, M: AdaptiveMethod<S>, F: ?Sized> {
     /// Why the last attempt failed, if a method could not take it.
     failure: Option<StepError>,
     stiffness: StiffnessTest,
-    statistics: Statistics,
+    pub(super) statistics: Statistics,
 }
 
 impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F> {
@@ -91,34 +99,19 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         t0: f64,
         t1: f64,
     ) -> Self {
-        let Adaptive {
-            method,
-            tolerances,
-            controller,
-            initial_step,
-            max_step,
-            max_steps,
-            stiffness_test,
-            workspace,
-            ..
-        } = solver;
-        let workspace = workspace.get_or_insert_with(|| Workspace::new(method, state));
         let span = t1 - t0;
         let direction = if span < 0.0 { -1.0 } else { 1.0 };
-        let max_step = max_step.map_or(span.abs(), |h| h.abs().min(span.abs()));
-        Run {
-            method,
-            tolerances,
-            controller: *controller,
-            max_steps: *max_steps,
-            workspace,
-            state,
-            forces,
+        let max_step = solver
+            .max_step
+            .map_or(span.abs(), |h| h.abs().min(span.abs()));
+        let progress = Progress {
             t: t0,
             end: t1,
             direction,
             max_step,
-            h: initial_step.map_or(0.0, |h| h.abs().min(max_step) * direction),
+            h: solver
+                .initial_step
+                .map_or(0.0, |h| h.abs().min(max_step) * direction),
             step_start: t0,
             step_length: 0.0,
             started: false,
@@ -128,12 +121,54 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             after_rejection: false,
             non_finite: 0,
             failure: None,
-            stiffness: StiffnessTest::new(*stiffness_test),
+            stiffness: StiffnessTest::new(solver.stiffness_test),
             statistics: Statistics {
                 t: t0,
                 stop: if t0 == t1 { Stop::End } else { Stop::Running },
                 ..Statistics::default()
             },
+        };
+        Run::with_progress(solver, state, forces, progress)
+    }
+
+    /// A run of `solver` from `state`, as far on as `progress` says.
+    pub(super) fn with_progress(
+        solver: &'a mut Adaptive<S, M>,
+        state: &'a mut S,
+        forces: &'a F,
+        progress: Progress,
+    ) -> Self {
+        let Adaptive {
+            method,
+            tolerances,
+            controller,
+            max_steps,
+            workspace,
+            ..
+        } = solver;
+        Run {
+            method,
+            tolerances,
+            controller: *controller,
+            max_steps: *max_steps,
+            workspace: workspace.get_or_insert_with(|| Workspace::new(method, state)),
+            state,
+            forces,
+            progress,
+        }
+    }
+
+    /// Saves the run as it is between steps, to [resume](Adaptive::resume) from later:
+    /// the state, the method's workspace and the run's memory, cloned.
+    #[must_use]
+    pub fn snapshot(&self) -> Snapshot<S, M>
+    where
+        M::Workspace: Clone,
+    {
+        Snapshot {
+            state: self.state.clone(),
+            workspace: self.workspace.clone(),
+            progress: self.progress.clone(),
         }
     }
 
@@ -141,13 +176,13 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// [`state_at`](Run::state_at) can be read (some methods need extra evaluations for
     /// it: DOP853 three per step). Off unless asked for.
     pub fn with_dense_output(mut self) -> Self {
-        self.dense = true;
+        self.progress.dense = true;
         self
     }
 
     /// The time of the state.
     pub fn time(&self) -> S::Scalar {
-        S::Scalar::from_f64(self.t)
+        S::Scalar::from_f64(self.progress.t)
     }
 
     /// The state: after an accepted step, its end.
@@ -158,7 +193,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// The state, to change (an impulse, a reset). The method's first stage is then
     /// evaluated anew at the next step, and the next step's size kept.
     pub fn state_mut(&mut self) -> &mut S {
-        self.started = false;
+        self.progress.started = false;
         self.state
     }
 
@@ -169,23 +204,23 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
 
     /// When the last accepted step began.
     pub fn previous_time(&self) -> S::Scalar {
-        S::Scalar::from_f64(self.step_start)
+        S::Scalar::from_f64(self.progress.step_start)
     }
 
     /// The step the next attempt will try (0 before the first, when it is chosen
     /// automatically).
     pub fn next_step(&self) -> S::Scalar {
-        S::Scalar::from_f64(self.h)
+        S::Scalar::from_f64(self.progress.h)
     }
 
     /// What the run has cost so far, where it is and (once ended) why it stopped.
     pub fn statistics(&self) -> Statistics {
-        self.statistics
+        self.progress.statistics
     }
 
     /// Whether the run is at its end.
     pub fn is_done(&self) -> bool {
-        self.statistics.stop != Stop::Running
+        self.progress.statistics.stop != Stop::Running
     }
 
     /// Writes the state at time `t` of the last accepted step into `out`, from the
@@ -197,7 +232,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// Without dense output, or before the first accepted step.
     pub fn state_at(&mut self, t: S::Scalar, out: &mut S) {
         assert!(
-            self.dense && self.step_length != 0.0,
+            self.progress.dense && self.progress.step_length != 0.0,
             "Run::state_at needs with_dense_output() and an accepted step"
         );
         self.dense_at(self.theta(t), out);
@@ -208,7 +243,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.method.dense(
             &mut self.workspace.method,
             &self.workspace.other,
-            S::Scalar::from_f64(self.step_length),
+            S::Scalar::from_f64(self.progress.step_length),
             theta,
             out,
         );
@@ -223,19 +258,19 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             probe,
             ..
         } = &mut *self.workspace;
-        let h = S::Scalar::from_f64(self.step_length);
+        let h = S::Scalar::from_f64(self.progress.step_length);
         self.method.dense(stages, other, h, theta, probe);
         probe
     }
 
     /// The fraction of the last accepted step at which time `t` is.
     pub(super) fn theta(&self, t: S::Scalar) -> f64 {
-        (t.to_f64() - self.step_start) / self.step_length
+        (t.to_f64() - self.progress.step_start) / self.progress.step_length
     }
 
     /// The direction of the run: 1 forwards, −1 backwards.
     pub(super) fn direction(&self) -> f64 {
-        self.direction
+        self.progress.direction
     }
 
     /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.
@@ -247,28 +282,28 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// The last accepted step's full length (more than the state's time less its start
     /// once [`cut`](Run::cut_at) at an event).
     pub(super) fn step_length(&self) -> f64 {
-        self.step_length
+        self.progress.step_length
     }
 
     pub(super) fn step_start(&self) -> f64 {
-        self.step_start
+        self.progress.step_start
     }
 
     /// Moves the state back to the fraction `theta` of the last accepted step (an event
     /// there), from where the run goes on.
     pub(super) fn cut_at(&mut self, theta: f64) {
-        let t = self.step_start + theta * self.step_length;
+        let t = self.progress.step_start + theta * self.progress.step_length;
         self.dense_probe(theta);
         core::mem::swap(self.state, &mut self.workspace.probe);
-        self.t = t;
-        self.started = false;
-        self.statistics.t = t;
-        self.statistics.stop = Stop::Running;
+        self.progress.t = t;
+        self.progress.started = false;
+        self.progress.statistics.t = t;
+        self.progress.statistics.stop = Stop::Running;
     }
 
     /// Ends the run where it is, for `stop`.
     pub(super) fn stop(&mut self, stop: Stop) {
-        self.statistics.stop = stop;
+        self.progress.statistics.stop = stop;
     }
 
     /// Attempts steps until one is accepted; `Ok(false)` when the run was already at its
@@ -298,7 +333,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// As [`step`](Run::step).
     #[inline]
     pub fn try_step(&mut self) -> Result<Attempt, AdaptiveError> {
-        if self.statistics.stop != Stop::Running {
+        if self.progress.statistics.stop != Stop::Running {
             return Ok(Attempt::Done);
         }
         let Workspace {
@@ -308,22 +343,28 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             rate,
         } = &mut *self.workspace;
         let method = self.method;
-        let now = S::Scalar::from_f64(self.t);
-        if !self.started {
-            method.begin(stages, self.state, self.forces, now, &mut self.statistics);
-            self.started = true;
-        } else if self.step_on {
-            method.step_on(stages);
-        }
-        self.step_on = false;
-        if self.h == 0.0 {
-            self.statistics.evaluations += 1;
-            self.h = initial_step(
+        let now = S::Scalar::from_f64(self.progress.t);
+        if !self.progress.started {
+            method.begin(
+                stages,
                 self.state,
                 self.forces,
                 now,
-                self.direction,
-                self.max_step,
+                &mut self.progress.statistics,
+            );
+            self.progress.started = true;
+        } else if self.progress.step_on {
+            method.step_on(stages);
+        }
+        self.progress.step_on = false;
+        if self.progress.h == 0.0 {
+            self.progress.statistics.evaluations += 1;
+            self.progress.h = initial_step(
+                self.state,
+                self.forces,
+                now,
+                self.progress.direction,
+                self.progress.max_step,
                 method.error_order() + 1,
                 method.start_rate(stages),
                 self.tolerances,
@@ -331,19 +372,19 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 rate,
             );
         }
-        let (t, end, direction) = (self.t, self.end, self.direction);
-        let mut h = self.h;
-        if self.statistics.steps() >= self.max_steps {
+        let (t, end, direction) = (self.progress.t, self.progress.end, self.progress.direction);
+        let mut h = self.progress.h;
+        if self.progress.statistics.steps() >= self.max_steps {
             return Err(AdaptiveError::TooManySteps {
                 t,
                 steps: self.max_steps,
             });
         }
         if 0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0 {
-            return Err(match self.failure {
+            return Err(match self.progress.failure {
                 // Shrunk to nothing by failed attempts: their cause is the run's.
                 Some(cause) => AdaptiveError::StepFailed { t, h, cause },
-                None if self.non_finite > 0 => AdaptiveError::NonFiniteError { t, h },
+                None if self.progress.non_finite > 0 => AdaptiveError::NonFiniteError { t, h },
                 None => AdaptiveError::StepTooSmall { t, h },
             });
         }
@@ -360,7 +401,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             h_s,
             self.tolerances,
             other,
-            &mut self.statistics,
+            &mut self.progress.statistics,
         );
         // A step so long that the state overflows on the way (an implicit method's first
         // guess on a stiff problem) is retried shorter, as one far over the tolerance;
@@ -368,20 +409,20 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         // method could not take is retried shorter too.
         let error = match attempt {
             Ok(error) if error.is_finite() => {
-                self.non_finite = 0;
-                self.failure = None;
+                self.progress.non_finite = 0;
+                self.progress.failure = None;
                 error
             }
             // Non-finite forces met inside the step, by an implicit method's iteration.
             Ok(_) | Err(StepError::NonFiniteResidual | StepError::NonFiniteJacobian) => {
-                self.non_finite += 1;
-                if self.non_finite > MAX_NON_FINITE {
+                self.progress.non_finite += 1;
+                if self.progress.non_finite > MAX_NON_FINITE {
                     return Err(AdaptiveError::NonFiniteError { t, h });
                 }
                 f64::MAX
             }
             Err(cause) => {
-                self.failure = Some(cause);
+                self.progress.failure = Some(cause);
                 f64::MAX
             }
         };
@@ -390,17 +431,17 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             None => self.controller.decide(
                 error,
                 method.error_order(),
-                &mut self.previous_error,
-                self.after_rejection,
+                &mut self.progress.previous_error,
+                self.progress.after_rejection,
             ),
         };
         if !decision.accept {
-            self.statistics.rejected += 1;
-            self.after_rejection = true;
-            self.h = h * decision.factor;
+            self.progress.statistics.rejected += 1;
+            self.progress.after_rejection = true;
+            self.progress.h = h * decision.factor;
             return Ok(Attempt::Rejected);
         }
-        self.statistics.accepted += 1;
+        self.progress.statistics.accepted += 1;
         method.accept(
             stages,
             self.state,
@@ -408,21 +449,24 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             self.forces,
             t_s,
             h_s,
-            self.dense,
-            &mut self.statistics,
+            self.progress.dense,
+            &mut self.progress.statistics,
         );
         core::mem::swap(self.state, other);
-        self.step_on = true;
-        self.stiffness
-            .test(|| method.stiffness(stages), t + h, &mut self.statistics);
-        self.step_start = t;
-        self.step_length = h;
-        self.t = if last { end } else { t + h };
-        self.after_rejection = false;
-        self.h = (h * decision.factor).abs().min(self.max_step) * direction;
-        self.statistics.t = self.t;
+        self.progress.step_on = true;
+        self.progress.stiffness.test(
+            || method.stiffness(stages),
+            t + h,
+            &mut self.progress.statistics,
+        );
+        self.progress.step_start = t;
+        self.progress.step_length = h;
+        self.progress.t = if last { end } else { t + h };
+        self.progress.after_rejection = false;
+        self.progress.h = (h * decision.factor).abs().min(self.progress.max_step) * direction;
+        self.progress.statistics.t = self.progress.t;
         if last {
-            self.statistics.stop = Stop::End;
+            self.progress.statistics.stop = Stop::End;
         }
         Ok(Attempt::Accepted)
     }

@@ -4,6 +4,7 @@
 use crate::control::Statistics;
 
 /// dopri5.f's stiffness test: when it is due, and its counters.
+#[derive(Clone, Debug)]
 pub(super) struct StiffnessTest {
     /// Test every this many accepted steps (0: never).
     every: u64,

@@ -64,6 +64,16 @@ macro_rules! adaptive_methods {
             )*
         }
 
+        impl<S: State> Clone for AdaptiveKindWorkspace<S> {
+            fn clone(&self) -> Self {
+                match self {
+                    $(AdaptiveKindWorkspace::$variant(workspace) => {
+                        AdaptiveKindWorkspace::$variant(workspace.clone())
+                    })*
+                }
+            }
+        }
+
         /// The dense output of an [`AdaptiveKind`]'s step: that of the method it names.
         #[allow(clippy::large_enum_variant)]
         pub enum AdaptiveKindInterpolant<S: State> {

@@ -14,6 +14,7 @@ const LOCAL_RATES: usize = 1024;
 
 /// The buffers of a pair's run: one rate per stage, a probe state for the stages, and two
 /// rates for sums of stages; and the pair's stage counts, read once from its tables.
+#[derive(Clone, Debug)]
 pub struct PairWorkspace<S: State, const N: usize> {
     rates: [DerivativeOf<S>; N],
     probe: S,

@@ -2,5 +2,6 @@
 //! stiffness test.
 
 mod driver;
+mod snapshot;
 mod solution;
 mod stiffness;
