@@ -2,7 +2,7 @@
 //! theory each test compares with.
 #![allow(dead_code)]
 
-use timestep::{Method, MethodKind, Particle, Scheme};
+use timestep::{Method, MethodKind, Particle, Scheme, Tableau};
 
 /// The force of a damped spring, `F = −k x − b v`, on a particle on a line.
 pub fn spring(k: f64, b: f64) -> impl Fn(&Particle<f64>, f64) -> f64 + Copy {
@@ -37,4 +37,31 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     let sxy: f64 = lx.iter().zip(&ly).map(|(x, y)| (x - mx) * (y - my)).sum();
     let sxx: f64 = lx.iter().map(|x| (x - mx).powi(2)).sum();
     sxy / sxx
+}
+
+/// The coefficients of an explicit Runge–Kutta method's stability polynomial,
+/// `R(z) = 1 + Σₖ (bᵀ Aᵏ⁻¹ 𝟙) zᵏ`, read from its tableau.
+pub fn rk_polynomial<const N: usize>(tableau: &Tableau<N>) -> Vec<f64> {
+    let mut coefficients = vec![1.0];
+    let mut power = [1.0; N]; // Aᵏ⁻¹ 𝟙
+    for _ in 0..N {
+        coefficients.push((0..N).map(|i| tableau.b[i] * power[i]).sum());
+        power = core::array::from_fn(|i| (0..N).map(|j| tableau.a[i][j] * power[j]).sum());
+    }
+    coefficients
+}
+
+/// `|Σₖ cₖ (i h)ᵏ|`.
+pub fn modulus_on_imaginary_axis(coefficients: &[f64], h: f64) -> f64 {
+    let (mut re, mut im) = (0.0, 0.0);
+    for (k, c) in coefficients.iter().enumerate() {
+        let magnitude = c * h.powi(k as i32);
+        match k % 4 {
+            0 => re += magnitude,
+            1 => im += magnitude,
+            2 => re -= magnitude,
+            _ => im -= magnitude,
+        }
+    }
+    re.hypot(im)
 }
