@@ -22,10 +22,7 @@ use timestep::{
     BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
     Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
 };
-use timestep::{
-    ImplicitMidpoint, InPlace, MethodKind, Newmark, Particles, Scheme, Stepper, Structure,
-    Trapezoid, Vector,
-};
+use timestep::{InPlace, MethodKind, Particles, Scheme, Stepper, Structure, Vector};
 
 thread_local! {
     /// Allocations (including reallocations) made by this thread so far.
@@ -483,19 +480,61 @@ fn bytes_allocated<R>(f: impl FnOnce() -> R) -> (usize, R) {
     (BYTES.with(Cell::get) - before, result)
 }
 
+/// Bytes a stepper of `method` allocates for its workspace on `state`.
+fn workspace_bytes<M: Scheme>(method: M, state: &Vec<f64>) -> usize {
+    let (bytes, stepper) = bytes_allocated(|| Stepper::for_state(method, state));
+    drop(stepper);
+    bytes
+}
+
+/// The same for a method of the registry; the implicit methods with a tridiagonal Jacobian,
+/// since their dense matrices would take 8 TB here.
+fn registry_workspace_bytes(kind: MethodKind, state: &Vec<f64>) -> usize {
+    let tridiagonal = Structure::Banded { lower: 1, upper: 1 };
+    match kind {
+        MethodKind::BackwardEuler(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::Trapezoid(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::ImplicitMidpoint(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::Newmark(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::Rodas4(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::Ros3p(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::Radau5(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        other if other.properties().implicit => {
+            panic!("{other}: measure it with a tridiagonal Jacobian here")
+        }
+        other => workspace_bytes(other, state),
+    }
+}
+
 /// The memory of each method's workspace on a state of 10⁶ unknowns, in copies of the
-/// state's size (8 MB for `Vec<f64>`): what the crate docs' table says. Explicit Runge–Kutta
-/// methods hold one rate per stage plus a probe and a sum; velocity Verlet the start force,
-/// and from its first step with forces that read momenta the end force and a probe too;
-/// backward Euler with a tridiagonal Jacobian six rates, the end-of-step probe, four
-/// numbers per unknown, pivots (one `usize` each) and the band's LU storage (four diagonals,
-/// one for fill-in).
+/// state's size (8 MB for `Vec<f64>`): what the crate docs' table says.
+///
+/// - Explicit Runge–Kutta methods, the pairs at a fixed step included, hold one rate per
+///   stage plus a probe and a sum.
+/// - Velocity Verlet holds the start force, and from its first step with forces that read
+///   momenta the end force and a probe too (checked after the table); leapfrog a force.
+/// - Beeman four forces (the last two step ends, this one's, a sum) and a probe;
+///   Adams–Bashforth–Moulton four past rates, the predicted rate, a sum, a probe, and RK4's
+///   workspace for its starting steps; exponential Euler the rate and the linear part's
+///   diagonal; the predictor–corrector two stages, a probe and a sum.
+/// - A composition of Verlet a force and the state its kicks' forces are seen at;
+///   Blanes–Moan (drift first) the force alone.
+/// - The implicit methods, tridiagonal: backward Euler six rates, the end-of-step probe,
+///   four numbers per unknown, pivots (one `usize` each) and the band's LU storage (four
+///   diagonals, one for fill-in); the trapezoidal rule and Newmark one more rate, the
+///   explicit part of their step. Rodas4 six stage increments, the start and end rates, a
+///   stage rate, a sum, ∂f/∂t and the coordinates; a probe; the band's LU storage, pivots,
+///   and two numbers per unknown; Ros3p the same with three stage increments. Radau5 three
+///   stage values, three increments and three stage rates, the start and end rates, its
+///   collocation polynomial's three coefficients, a scratch rate, the coordinates and a
+///   probe; the Jacobian and the real matrix, each four diagonals and pivots; the complex
+///   matrix, four complex diagonals and pivots; a real and a complex right-hand side and the
+///   scale of the Newton corrections.
 #[test]
 fn workspace_memory_on_a_million_unknowns() {
     let n = 1_000_000;
     let state = vec![0.5_f64; n];
     let size = n * std::mem::size_of::<f64>();
-    let banded = BackwardEuler::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
     let expected = [
         ("explicit-euler", 3),
         ("semi-implicit-euler", 1),
@@ -504,44 +543,7 @@ fn workspace_memory_on_a_million_unknowns() {
         ("rk4", 6),
         ("verlet", 1),
         ("position-verlet", 3),
-    ];
-    println!("| method | workspace | copies of the state |");
-    println!("|---|---|---|");
-    for (kind, (name, copies)) in MethodKind::all().into_iter().zip(expected) {
-        assert_eq!(kind.name(), name);
-        let (bytes, stepper) = bytes_allocated(|| Method::for_state(kind, &state));
-        drop(stepper);
-        println!(
-            "| `{name}` | {} MB | {} |",
-            bytes / 1_000_000,
-            bytes as f64 / size as f64
-        );
-        assert_eq!(bytes, copies * size, "{name}");
-    }
-    // Forces that read momenta (as `InPlace` ones do, unlike `Positional` ones): velocity
-    // Verlet's first step makes the workspace and then its end force and probe.
-    let copy = InPlace(|y: &Vec<f64>, _t: f64, out: &mut Vec<f64>| out.copy_from_slice(y));
-    let (mut stepper, mut y) = (Stepper::new(Verlet), state.clone());
-    let (bytes, result) = bytes_allocated(|| stepper.step(&mut y, &copy, 0.0, 0.01));
-    assert_eq!(result, Ok(()));
-    assert_eq!(bytes, 3 * size, "verlet, first step");
-    let (bytes, stepper) = bytes_allocated(|| Stepper::for_state(banded, &state));
-    drop(stepper);
-    println!(
-        "| `backward-euler`, tridiagonal | {} MB | {} |",
-        bytes / 1_000_000,
-        bytes as f64 / size as f64
-    );
-    assert_eq!(bytes, (6 + 1 + 4 + 1 + 3) * size);
-
-    // The methods after backward Euler: the pairs at a fixed step, like every tableau, one
-    // rate per stage, a probe and a sum; leapfrog a force; Beeman four forces (the last two
-    // step ends, this one's, a sum) and a probe; Adams–Bashforth–Moulton four past rates, the
-    // predicted rate, a sum, a probe, and RK4's workspace for its starting steps; exponential
-    // Euler the rate and the linear part's diagonal; the predictor–corrector two stages, a
-    // probe and a sum; a composition of Verlet a force and the state its kicks' forces are
-    // seen at; Blanes–Moan (drift first) the force alone.
-    let expected = [
+        ("backward-euler", 6 + 1 + 4 + 1 + 3),
         ("bs3", 6),
         ("dopri5", 9),
         ("tsit5", 9),
@@ -557,65 +559,39 @@ fn workspace_memory_on_a_million_unknowns() {
         ("yoshida8", 2),
         ("blanes-moan4", 1),
         ("kahan-li8", 2),
+        ("trapezoid", 7 + 1 + 4 + 1 + 3),
+        ("implicit-midpoint", 6 + 1 + 4 + 1 + 3),
+        ("newmark", 7 + 1 + 4 + 1 + 3),
+        ("rodas4", 6 + 6 + 1 + 4 + 1 + 2),
+        ("ros3p", 3 + 6 + 1 + 4 + 1 + 2),
+        ("radau5", 9 + 2 + 3 + 3 + 5 + 5 + 9 + 4),
     ];
-    // The implicit methods' dense matrices would take 8 TB here: they are measured banded,
-    // below.
-    let after_backward_euler = MethodKind::all()
-        .into_iter()
-        .skip(8)
-        .filter(|kind| !kind.properties().implicit);
-    assert_eq!(after_backward_euler.clone().count(), expected.len());
-    for (kind, (name, copies)) in after_backward_euler.zip(expected) {
-        assert_eq!(kind.name(), name);
-        let (bytes, stepper) = bytes_allocated(|| Method::for_state(kind, &state));
-        drop(stepper);
-        println!(
-            "| `{name}` | {} MB | {} |",
-            bytes / 1_000_000,
-            bytes as f64 / size as f64
-        );
-        assert_eq!(bytes, copies * size, "{name}");
-    }
-
-    // The other implicit methods, tridiagonal, share backward Euler's workspace; the
-    // trapezoidal rule and Newmark keep one more rate, the explicit part of their step.
-    let tridiagonal = Structure::Banded { lower: 1, upper: 1 };
-    for (name, kind, copies) in [
-        (
-            "trapezoid",
-            MethodKind::Trapezoid(Trapezoid::new().with_structure(tridiagonal)),
-            7 + 1 + 4 + 1 + 3,
-        ),
-        (
-            "implicit-midpoint",
-            MethodKind::ImplicitMidpoint(ImplicitMidpoint::new().with_structure(tridiagonal)),
-            6 + 1 + 4 + 1 + 3,
-        ),
-        (
-            "newmark",
-            MethodKind::Newmark(Newmark::new().with_structure(tridiagonal)),
-            7 + 1 + 4 + 1 + 3,
-        ),
-    ] {
-        let (bytes, stepper) = bytes_allocated(|| Method::for_state(kind, &state));
-        drop(stepper);
-        println!(
-            "| `{name}`, tridiagonal | {} MB | {} |",
-            bytes / 1_000_000,
-            bytes as f64 / size as f64
-        );
-        assert_eq!(bytes, copies * size, "{name}");
-    }
-    // Rodas4 with a tridiagonal Jacobian: six stage increments, the start and end rates, a
-    // stage rate, a sum, ∂f/∂t and the coordinates; a probe; the band's LU storage (four
-    // diagonals), pivots, and two numbers per unknown.
-    let banded_rodas4 = timestep::Rodas4.with_structure(Structure::Banded { lower: 1, upper: 1 });
-    let (bytes, stepper) = bytes_allocated(|| Stepper::for_state(banded_rodas4, &state));
-    drop(stepper);
-    println!(
-        "| `rodas4`, tridiagonal | {} MB | {} |",
-        bytes / 1_000_000,
-        bytes as f64 / size as f64
+    assert_eq!(
+        expected.map(|(name, _)| name),
+        MethodKind::NAMES,
+        "one entry per method of the registry, in its order"
     );
-    assert_eq!(bytes, (6 + 6 + 1 + 4 + 1 + 2) * size);
+    println!("| method | workspace | copies of the state |");
+    println!("|---|---|---|");
+    for (kind, (name, copies)) in MethodKind::all().into_iter().zip(expected) {
+        let bytes = registry_workspace_bytes(kind, &state);
+        let banded = if kind.properties().implicit {
+            ", tridiagonal"
+        } else {
+            ""
+        };
+        println!(
+            "| `{name}`{banded} | {} MB | {} |",
+            bytes / 1_000_000,
+            bytes as f64 / size as f64
+        );
+        assert_eq!(bytes, copies * size, "{name}");
+    }
+    // Forces that read momenta (as `InPlace` ones do, unlike `Positional` ones): velocity
+    // Verlet's first step makes the workspace and then its end force and probe.
+    let copy = InPlace(|y: &Vec<f64>, _t: f64, out: &mut Vec<f64>| out.copy_from_slice(y));
+    let (mut stepper, mut y) = (Stepper::new(Verlet), state.clone());
+    let (bytes, result) = bytes_allocated(|| stepper.step(&mut y, &copy, 0.0, 0.01));
+    assert_eq!(result, Ok(()));
+    assert_eq!(bytes, 3 * size, "verlet, first step");
 }
