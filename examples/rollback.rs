@@ -41,7 +41,7 @@ const INPUT_TICKS: u64 = 15;
 /// changing every [`INPUT_TICKS`] ticks (a pure function of the peer and the tick, so that
 /// a resimulated tick asks for the same input).
 fn input(peer: u64, tick: u64) -> DVec2 {
-    let mut x = (peer << 32 | tick / INPUT_TICKS).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut x = ((peer << 32) | (tick / INPUT_TICKS)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     x ^= x >> 29;
     x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
     match x >> 61 {
@@ -314,7 +314,6 @@ fn main() -> ExitCode {
         let rollbacks = peers[0].rollbacks + peers[1].rollbacks;
         write(format!("{frame},{rollbacks},{a:016x},{b:016x}"));
         if a != b {
-            drop(write);
             eprintln!("{PROGRAM}: the peers differ after tick {tick} at frame {frame}");
             return ExitCode::FAILURE;
         }
@@ -322,7 +321,6 @@ fn main() -> ExitCode {
             peer.forget_hashes_before(tick);
         }
     }
-    drop(write);
     let rollbacks = peers[0].rollbacks + peers[1].rollbacks;
     eprintln!(
         "{PROGRAM}: {frames} frames, ticks {} and {}, {rollbacks} rollbacks, the confirmed states always equal",
