@@ -2,6 +2,7 @@
 //! stiffness test.
 
 mod driver;
+mod fuzz;
 mod snapshot;
 mod solution;
 mod stiffness;
