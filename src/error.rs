@@ -338,6 +338,13 @@ pub enum AdaptiveError {
         /// The step tried.
         h: f64,
     },
+    /// The dense output of an accepted step is not finite where an event or a sample is
+    /// read (its end was finite): the step was far longer than its dense output can
+    /// bridge, which a tolerance near `f64::MAX` allows. The state is left at the step's end.
+    NonFiniteDenseOutput {
+        /// Where the dense output was read.
+        t: f64,
+    },
     /// A method could not take its step however short (Radau5's Newton iteration did
     /// not converge, or its matrix was singular, at every step size tried down to the
     /// precision of `t`): `cause` says which.
@@ -388,6 +395,10 @@ impl fmt::Display for AdaptiveError {
             AdaptiveError::NonFiniteError { t, h } => write!(
                 f,
                 "the error estimate of the step of {h:e} from t = {t:e} is not finite: the forces returned infinity or NaN"
+            ),
+            AdaptiveError::NonFiniteDenseOutput { t } => write!(
+                f,
+                "the dense output at t = {t:e} is not finite: the step was too long for its interpolant (is the tolerance sensible?)"
             ),
             AdaptiveError::StepFailed { t, h, cause } => write!(
                 f,

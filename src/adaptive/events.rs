@@ -361,12 +361,12 @@ where
         let fired: [bool; MAX_EVENTS] =
             core::array::from_fn(|i| theta[i] <= earliest + 2.0 * tolerance);
         if earliest < 1.0 {
-            run.cut_at(earliest);
+            run.cut_at(earliest)?;
         }
         let t = run.time();
         while next < times.len() && (times[next] - t).to_f64() * direction <= 0.0 {
             let theta = run.theta(times[next]);
-            output.sample(times[next], run.dense_probe(theta));
+            output.sample(times[next], run.finite_dense_probe(theta)?);
             next += 1;
         }
         output.step(&mut Step::new(run));

@@ -263,6 +263,18 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         probe
     }
 
+    /// [`dense_probe`](Run::dense_probe), refused where it is not finite (a state that
+    /// gives its coordinates is checked; the step's end was).
+    pub(super) fn finite_dense_probe(&mut self, theta: f64) -> Result<&S, AdaptiveError> {
+        let t = self.progress.step_start + theta * self.progress.step_length;
+        let n = self.workspace.rate.dim();
+        let probe = self.dense_probe(theta);
+        if probe.has_coordinates() && !(0..n).all(|i| probe.coordinate(i).is_finite()) {
+            return Err(AdaptiveError::NonFiniteDenseOutput { t });
+        }
+        Ok(probe)
+    }
+
     /// The fraction of the last accepted step at which time `t` is.
     pub(super) fn theta(&self, t: S::Scalar) -> f64 {
         (t.to_f64() - self.progress.step_start) / self.progress.step_length
@@ -290,15 +302,17 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     }
 
     /// Moves the state back to the fraction `theta` of the last accepted step (an event
-    /// there), from where the run goes on.
-    pub(super) fn cut_at(&mut self, theta: f64) {
+    /// there), from where the run goes on; refused, the state left at the step's end,
+    /// where the dense output is not finite.
+    pub(super) fn cut_at(&mut self, theta: f64) -> Result<(), AdaptiveError> {
         let t = self.progress.step_start + theta * self.progress.step_length;
-        self.dense_probe(theta);
+        self.finite_dense_probe(theta)?;
         core::mem::swap(self.state, &mut self.workspace.probe);
         self.progress.t = t;
         self.progress.started = false;
         self.progress.statistics.t = t;
         self.progress.statistics.stop = Stop::Running;
+        Ok(())
     }
 
     /// Ends the run where it is, for `stop`.

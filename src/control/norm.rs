@@ -104,20 +104,25 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
         (first_sum, second_sum)
     }
 
-    /// `Σᵢ term(i, 1/scaleᵢ)`. The common case, one tolerance pair for all coordinates
-    /// with an absolute tolerance above zero, has a loop of its own: the norm runs once or
-    /// twice per step, over every coordinate.
+    /// `Σᵢ term(i, 1/scaleᵢ)`, `NaN` when the step's end has a coordinate that is not
+    /// finite: that coordinate's scale would be infinite and weigh nothing, and a step
+    /// that overflowed would pass (`0 · yᵢ` added to each term is 0 or `NaN`). The common
+    /// case, one tolerance pair for all coordinates with an absolute tolerance above zero,
+    /// has a loop of its own: the norm runs once or twice per step, over every coordinate.
     #[inline(always)]
     fn sum_over(&self, n: usize, mut term: impl FnMut(usize, f64) -> f64) -> f64 {
+        let end = |i: usize| 0.0 * self.end.coordinate(i).to_f64();
         match self.tolerances.uniform() {
             Some((relative, absolute)) if self.has_coordinates && absolute > 0.0 => (0..n)
-                .map(|i| term(i, 1.0 / (absolute + relative * self.size(i))))
+                .map(|i| term(i, 1.0 / (absolute + relative * self.size(i))) + end(i))
                 .sum(),
             Some((_, absolute)) if !self.has_coordinates && absolute > 0.0 => {
                 let weight = 1.0 / absolute;
                 (0..n).map(|i| term(i, weight)).sum()
             }
-            _ => (0..n).map(|i| term(i, weight(self.scale(i)))).sum(),
+            _ => (0..n)
+                .map(|i| term(i, weight(self.scale(i))) + end(i))
+                .sum(),
         }
     }
 
