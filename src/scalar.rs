@@ -1,5 +1,6 @@
 //! The floating-point types a state can be made of.
 
+use crate::math::Functions;
 use core::fmt::{Debug, Display};
 use num_traits::{Float, FloatConst};
 
@@ -18,7 +19,9 @@ use num_traits::{Float, FloatConst};
 /// }
 /// assert_eq!(half(3.0_f32), 1.5);
 /// ```
-pub trait Scalar: Float + FloatConst + Default + Debug + Display + Send + Sync + 'static {
+pub trait Scalar:
+    Float + FloatConst + Default + Debug + Display + Send + Sync + 'static + Functions
+{
     /// Converts an `f64`, rounding to nearest when `Self` is narrower.
     fn from_f64(value: f64) -> Self;
 

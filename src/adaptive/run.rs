@@ -4,6 +4,7 @@ use super::Adaptive;
 use super::driver::Workspace;
 use super::stiffness::StiffnessTest;
 use crate::control::{AdaptiveMethod, ErrorNorm, Statistics, Stop, Tolerances};
+use crate::math;
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::Float;
 
@@ -466,7 +467,7 @@ fn initial_step<S: State, F: Forces<S> + ?Sized>(
     let h1 = if largest <= 1e-15 {
         (h0.abs() * 1e-3).max(1e-6)
     } else {
-        (0.01 / largest).powf(1.0 / f64::from(q))
+        math::powf(0.01 / largest, 1.0 / f64::from(q))
     };
     (100.0 * h0.abs()).min(h1).min(max_step) * direction
 }

@@ -7,6 +7,7 @@ use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, Tolerances};
+use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
 
@@ -26,7 +27,7 @@ const KEEP_STEP: (f64, f64) = (1.0, 1.2);
 /// The Newton tolerance radau5.f derives from the relative tolerance `rtol` it was given:
 /// `max(10 ε / rtol', min(0.03, √rtol'))` with `rtol' = rtol^(2/3) / 10`.
 pub(super) fn default_newton_tolerance(rtol: f64, epsilon: f64) -> f64 {
-    let tightened = 0.1 * rtol.powf(2.0 / 3.0);
+    let tightened = 0.1 * math::powf(rtol, 2.0 / 3.0);
     (10.0 * epsilon / tightened).max(0.03_f64.min(tightened.sqrt()))
 }
 
@@ -90,7 +91,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             } else {
                 tolerances.absolute(i)
             };
-            let tightening = 0.1 * r.powf(-1.0 / 3.0);
+            let tightening = 0.1 * math::powf(r, -1.0 / 3.0);
             linear.scale[i] = S::Scalar::from_f64(tightening * norm.scale(i));
         }
         let first_relative = match tolerances.relative(0) {
@@ -132,7 +133,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         // The simplified Newton iteration, with radau5.f's convergence control.
         let nit = self.max_iterations;
         let memory = &mut workspace.memory;
-        memory.faccon = memory.faccon.max(epsilon).powf(0.8);
+        memory.faccon = math::powf(memory.faccon.max(epsilon), 0.8);
         memory.theta = JACOBIAN_REUSE;
         let mut newt = 0;
         loop {
@@ -157,12 +158,12 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                 if memory.theta < 0.99 {
                     memory.faccon = memory.theta / (1.0 - memory.theta);
                     let left = (nit - 1 - newt) as i32;
-                    let dyth = memory.faccon * dyno * memory.theta.powi(left) / fnewt;
+                    let dyth = memory.faccon * dyno * math::powi(memory.theta, left) / fnewt;
                     if dyth >= 1.0 {
                         // Converging, but not within the iterations left: retry
                         // shorter, by as much as the contraction says.
                         let qnewt = dyth.clamp(1e-4, 20.0);
-                        let factor = 0.8 * qnewt.powf(-1.0 / (4.0 + left as f64));
+                        let factor = 0.8 * math::powf(qnewt, -1.0 / (4.0 + left as f64));
                         return self.fail(workspace, factor, not_converged(newt, dyno));
                     }
                 } else {
@@ -199,14 +200,14 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         };
         let nit = self.max_iterations as f64;
         let fac = SAFETY.min(SAFETY * (1.0 + 2.0 * nit) / (memory.iterations as f64 + 2.0 * nit));
-        let mut quot = (error.powf(0.25) / fac).clamp(1.0 / MAX_GROWTH, MAX_SHRINK);
+        let mut quot = (math::powf(error, 0.25) / fac).clamp(1.0 / MAX_GROWTH, MAX_SHRINK);
         if error < 1.0 {
             memory.first = false;
             memory.accepted += 1;
             if memory.accepted > 1 {
                 // Gustafsson's predictive controller (Hairer–Wanner II, IV.8, (8.25)).
                 let predicted = (memory.h_accepted / memory.h)
-                    * (error * error / memory.error_accepted).powf(0.25)
+                    * math::powf(error * error / memory.error_accepted, 0.25)
                     / SAFETY;
                 quot = quot.max(predicted.clamp(1.0 / MAX_GROWTH, MAX_SHRINK));
             }
