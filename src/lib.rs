@@ -549,8 +549,8 @@
 //! How:
 //!
 //! - Every transcendental function the crate calls (`sin`, `cos`, `exp`, `exp_m1`, `powf`,
-//!   `cbrt`), and glam's in its rotations (the feature turns on glam's `libm`), comes from
-//!   the pure-Rust [`libm`](https://crates.io/crates/libm) crate instead of the platform's
+//!   `cbrt`; a rigid body's exponential map is the crate's own, not glam's) comes from the
+//!   pure-Rust [`libm`](https://crates.io/crates/libm) crate instead of the platform's
 //!   libm, which picks its code by CPU: glibc uses FMA variants on AVX2 machines, whose
 //!   last bit may differ. (Without the feature, the step-size controller's `powf` alone
 //!   changes the `arenstorf` example's output when glibc's AVX2 code is masked.)
@@ -566,8 +566,9 @@
 //! Not covered:
 //!
 //! - Your forces are your code: a `sin` in them is the platform's. Call `libm` there too
-//!   (`libm::sin(x)`, `libm::sinf(x)`), and glam's functions, which use it under this
-//!   feature.
+//!   (`libm::sin(x)`, `libm::sinf(x)`), and switch on glam's `libm` feature if they call
+//!   glam's rotations (`Quat::from_axis_angle`, `slerp`). The feature leaves glam's
+//!   setting alone: it would change glam for the whole build.
 //! - Other versions: another `libm`, glam or timestep (a `cargo update`) may change the
 //!   last bits. Keep your Cargo.lock.
 //! - Which NaN: a NaN stays a NaN everywhere, but its payload bits differ between CPUs.

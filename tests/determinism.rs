@@ -12,7 +12,7 @@
 //! The forces are polynomials: a user's own `sin` would be the platform's, outside what the
 //! crate can promise. The crate's own functions are all reached: `powf` (the step-size
 //! controllers, Radau5's Newton iteration, the implicit methods' tolerance), `sin`/`cos`
-//! (the splitting and glam's exponential map of a rigid body's rotation), `exp_m1`
+//! (the splitting and the exponential map of a rigid body's rotation), `exp_m1`
 //! (exponential Euler) and `cbrt` (Radau5's coefficients).
 //!
 //! When a scenario changes on purpose, run `cargo test --features deterministic --test
