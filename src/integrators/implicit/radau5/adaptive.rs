@@ -81,6 +81,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         let norm = ErrorNorm::new(tolerances, state, state);
         let n = workspace.dim();
         let epsilon = S::Scalar::epsilon().to_f64();
+        let mut tightening = workspace.memory.tightening;
         let Ok(linear) = workspace.linear() else {
             return Ok(f64::NAN);
         };
@@ -91,16 +92,29 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             } else {
                 tolerances.absolute(i)
             };
-            let tightening = 0.1 * math::powf(r, -1.0 / 3.0);
-            linear.scale[i] = S::Scalar::from_f64(tightening * norm.scale(i));
+            if r != tightening.0 {
+                tightening = (r, 0.1 * math::powf(r, -1.0 / 3.0));
+            }
+            linear.scale[i] = S::Scalar::from_f64(tightening.1 * norm.scale(i));
         }
+        workspace.memory.tightening = tightening;
         let first_relative = match tolerances.relative(0) {
             r if r > 0.0 => r,
             _ => tolerances.absolute(0),
         };
-        let fnewt = self
-            .tolerance
-            .unwrap_or_else(|| default_newton_tolerance(first_relative, epsilon));
+        let fnewt = match self.tolerance {
+            Some(tolerance) => tolerance,
+            None => {
+                let kept = &mut workspace.memory.newton_tolerance;
+                if kept.0 != first_relative {
+                    *kept = (
+                        first_relative,
+                        default_newton_tolerance(first_relative, epsilon),
+                    );
+                }
+                kept.1
+            }
+        };
 
         let memory = &mut workspace.memory;
         if memory.wants_jacobian && !memory.jacobian_fresh {
