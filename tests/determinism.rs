@@ -199,20 +199,20 @@ fn every_method_on_a_rigid_body_f32() {
 }
 
 /// A chain of 8 unit masses on springs, `y = (x, v)`, the ends held, sized at run time.
-fn chain(y: &Vec<f64>, _t: f64) -> Vec<f64> {
-    let n = y.len() / 2;
-    let x = |i: usize| if i < n { y[i] } else { 0.0 };
-    let mut rate = vec![0.0; 2 * n];
-    for i in 0..n {
-        let left = if i == 0 { 0.0 } else { x(i - 1) };
-        rate[i] = y[n + i];
-        rate[n + i] = 40.0 * (left - 2.0 * x(i) + x(i + 1)) - 0.1 * y[n + i];
-    }
-    rate
-}
-
 #[test]
 fn every_method_on_a_vec() {
+    // A closure: the forces of a `Vec<f64>` state take `&Vec<f64>`.
+    let chain = |y: &Vec<f64>, _t: f64| -> Vec<f64> {
+        let n = y.len() / 2;
+        let x = |i: usize| if i < n { y[i] } else { 0.0 };
+        let mut rate = vec![0.0; 2 * n];
+        for i in 0..n {
+            let left = if i == 0 { 0.0 } else { x(i - 1) };
+            rate[i] = y[n + i];
+            rate[n + i] = 40.0 * (left - 2.0 * x(i) + x(i + 1)) - 0.1 * y[n + i];
+        }
+        rate
+    };
     let mut hash = Fnv::new();
     for kind in MethodKind::all() {
         let mut method = Method::<Vec<f64>>::new(kind);

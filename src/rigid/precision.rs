@@ -296,11 +296,11 @@ macro_rules! forward_to_glam {
             fn from_xyzw(x: $s, y: $s, z: $s, w: $s) -> Self {
                 <$q>::from_xyzw(x, y, z, w)
             }
-            /// glam's `from_scaled_axis`, operation for operation, with the sine and cosine
-            /// from [`crate::math`] (libm's under `deterministic`) instead of glam's (the
-            /// platform's, unless glam's own `libm` feature is on).
             #[inline]
             fn from_scaled_axis(v: $v) -> Self {
+                // glam's `from_scaled_axis`, operation for operation, with the sine and
+                // cosine from `crate::math` (libm's under `deterministic`) instead of
+                // glam's (the platform's, unless glam's own `libm` feature is on).
                 let length = v.length();
                 if length == 0.0 {
                     Self::IDENTITY
