@@ -7,7 +7,9 @@ use num_traits::{Float, FloatConst};
 /// A floating-point number a state is made of: `f32` or `f64`.
 ///
 /// It is [`num_traits::Float`] plus the few things integrators need: conversion from the
-/// `f64` constants their formulas are written in, and formatting for error messages.
+/// `f64` constants their formulas are written in, and formatting for error messages. It is
+/// sealed (`f32` and `f64` only), so that the crate's transcendental functions are the ones
+/// the `deterministic` feature controls for every `Scalar`.
 ///
 /// # Example
 ///
