@@ -14,13 +14,19 @@
 //! ```text
 //! cargo bench --bench overhead
 //! ```
+//!
+//! With `OVERHEAD_PROFILE=<case>` in the environment the binary runs one case once without
+//! criterion, for `valgrind --tool=callgrind --toggle-collect='overhead::run_case'` (cases:
+//! see [`run_case`]): how the `deterministic` feature's functions compare in instructions.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use glam::{Mat3, Quat, Vec3};
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::rigid::{Inertia, RigidBody};
-use timestep::{Integrator, Particle, Rk4, SemiImplicitEuler};
+use timestep::rigid::{Inertia, OrientationUpdate, RigidBody};
+use timestep::{
+    Adaptive, Dopri5, Integrator, Particle, Radau5, Rk4, SemiImplicitEuler, Tolerances,
+};
 
 /// Steps per measured iteration.
 const STEPS: usize = 1000;
@@ -477,6 +483,68 @@ fn overhead(c: &mut Criterion) {
     rigid_group!("overhead/rigid-rk4", hand_rk4_body, Rk4);
 }
 
+/// The Arenstorf orbit (examples/problems), `r³` as `r² √r²` so that the forces call no
+/// function of the platform's libm.
+fn arenstorf(y: &[f64; 4], _t: f64) -> [f64; 4] {
+    const MU: f64 = 0.012277471;
+    let [y1, y2, v1, v2] = *y;
+    let mu_hat = 1.0 - MU;
+    let cube = |r2: f64| r2 * r2.sqrt();
+    let d1 = cube((y1 + MU) * (y1 + MU) + y2 * y2);
+    let d2 = cube((y1 - mu_hat) * (y1 - mu_hat) + y2 * y2);
+    [
+        v1,
+        v2,
+        y1 + 2.0 * v2 - mu_hat * (y1 + MU) / d1 - MU * (y1 - mu_hat) / d2,
+        y2 - 2.0 * v1 - mu_hat * y2 / d1 - MU * y2 / d2,
+    ]
+}
+
+/// One case, for callgrind (only this function is counted, not the set-up):
+/// `rigid-rk4/handwritten` and `rigid-rk4/timestep` (the `overhead/rigid-rk4` group, whose
+/// additive orientation update calls no transcendental function), `rigid-rk4-exponential`
+/// (the same body turned by the exponential map: a sine and a cosine a stage),
+/// `dopri5-arenstorf` (Dormand–Prince 5(4) at the default tolerances over one Arenstorf
+/// orbit: the controller's `powf` every step) and `radau5-van-der-pol` (μ = 1000 to
+/// t = 3000 at 10⁻⁶: `powf` in the Newton iteration and the step control).
+#[inline(never)]
+fn run_case(case: &str) {
+    let dt = DT as f32;
+    match case {
+        "rigid-rk4/handwritten" => {
+            let (_, mut hand) = tumbling_box();
+            hand_rk4_body(&mut hand, dt, STEPS);
+            black_box(hand.position);
+        }
+        "rigid-rk4/timestep" | "rigid-rk4-exponential" => {
+            let (mut body, _) = tumbling_box();
+            if case == "rigid-rk4-exponential" {
+                body.set_orientation_update(OrientationUpdate::Exponential);
+            }
+            timestep_body(&mut Rk4, &mut body, dt, STEPS);
+            black_box(body.position());
+        }
+        "dopri5-arenstorf" => {
+            let mut y = [0.994, 0.0, 0.0, -2.001_585_106_379_082_5];
+            let statistics = Adaptive::new(Dopri5)
+                .solve(&mut y, &arenstorf, 0.0, 17.065_216_560_157_96)
+                .expect("solves");
+            black_box((y, statistics));
+        }
+        "radau5-van-der-pol" => {
+            let van_der_pol =
+                |y: &[f64; 2], _t: f64| [y[1], 1000.0 * (1.0 - y[0] * y[0]) * y[1] - y[0]];
+            let mut y = [2.0, 0.0];
+            let statistics = Adaptive::new(Radau5::new())
+                .with_tolerances(Tolerances::new(1e-6, 1e-6))
+                .solve(&mut y, &van_der_pol, 0.0, 3000.0)
+                .expect("solves");
+            black_box((y, statistics));
+        }
+        _ => panic!("OVERHEAD_PROFILE: no case {case:?}"),
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
@@ -484,4 +552,12 @@ criterion_group! {
         .measurement_time(Duration::from_secs(3));
     targets = overhead
 }
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(case) = std::env::var("OVERHEAD_PROFILE") {
+        run_case(&case);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

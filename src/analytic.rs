@@ -1,6 +1,7 @@
 //! Closed-form solutions to check integrators against.
 
 use crate::MassError;
+use crate::math;
 // Fully qualified `Float::` calls: the libm-backed functions on `no_std`, the standard
 // library's (through num-traits) with `std`, and no unused import either way.
 use num_traits::Float;
@@ -102,7 +103,7 @@ impl DampedOscillator {
 
     /// `(b/2m)² − k/m`: negative for oscillation, zero at critical damping.
     fn discriminant(&self) -> f64 {
-        Float::powi(self.decay_rate(), 2) - self.stiffness / self.mass
+        math::powi(self.decay_rate(), 2) - self.stiffness / self.mass
     }
 
     /// `e^(−γt)·C(t)` and `e^(−γt)·S(t)`, where `C(0) = 1, C'(0) = 0` and
@@ -113,19 +114,19 @@ impl DampedOscillator {
         let discriminant = self.discriminant();
         if discriminant < 0.0 {
             let omega = Float::sqrt(-discriminant);
-            let envelope = Float::exp(-gamma * t);
-            let (sin, cos) = Float::sin_cos(omega * t);
+            let envelope = math::exp(-gamma * t);
+            let (sin, cos) = math::sin_cos(omega * t);
             (envelope * cos, envelope * sin / omega)
         } else if discriminant > 0.0 {
             let delta = Float::sqrt(discriminant);
-            let slow = Float::exp((delta - gamma) * t);
-            let fast = Float::exp(-(delta + gamma) * t);
+            let slow = math::exp((delta - gamma) * t);
+            let fast = math::exp(-(delta + gamma) * t);
             (
                 0.5 * (slow + fast),
-                slow * -Float::exp_m1(-2.0 * delta * t) / (2.0 * delta),
+                slow * -math::exp_m1(-2.0 * delta * t) / (2.0 * delta),
             )
         } else {
-            let envelope = Float::exp(-gamma * t);
+            let envelope = math::exp(-gamma * t);
             (envelope, t * envelope)
         }
     }

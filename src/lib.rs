@@ -538,6 +538,53 @@
 //! To draw such a state in a game loop, implement [`Interpolate`] for it too (blend each
 //! position; tuples of vectors already implement it).
 //!
+//! # Determinism
+//!
+//! With the `deterministic` feature a run is a function of its inputs down to the last
+//! bit: the same state, forces, times and settings give the same bits on any x86-64 CPU,
+//! at any optimisation level (debug or release, any `-C target-cpu`), with any number of
+//! rayon threads, with std or without. That is what lockstep networking and rollback need:
+//! two machines stepping the same inputs stay in the same state, and a replay is exact.
+//! On other architectures whose floating point is IEEE 754 (aarch64, RISC-V, wasm32) the
+//! same bits are expected, but not measured here: `tests/determinism.rs` holds the x86-64
+//! hashes of its scenarios, and `cargo test --features deterministic --test determinism`
+//! checks a platform against them.
+//!
+//! How:
+//!
+//! - Every transcendental function the crate calls (`sin`, `cos`, `exp`, `exp_m1`, `powf`,
+//!   `cbrt`; a rigid body's exponential map is the crate's own, not glam's) comes from the
+//!   pure-Rust [`libm`](https://crates.io/crates/libm) crate instead of the platform's
+//!   libm, which picks its code by CPU: glibc uses FMA variants on AVX2 machines, whose
+//!   last bit may differ. (Without the feature, the step-size controller's `powf` alone
+//!   changes the `arenstorf` example's output when glibc's AVX2 code is masked.)
+//! - Arithmetic and `sqrt` are IEEE 754's, correctly rounded everywhere; Rust never fuses
+//!   `a * b + c` into one FMA unless asked, and the crate never asks. `powi` is a
+//!   square-and-multiply loop in a fixed order (LLVM leaves the order of its own
+//!   unspecified).
+//! - Every sum has a fixed order: norms, sums over bodies and coordinates are sequential
+//!   loops, and `batch::par_step_all` (feature `rayon`) cuts a slice into chunks of
+//!   [`batch::CHUNK`] states whatever the number of threads, each state's step depending
+//!   on that state alone.
+//!
+//! Not covered:
+//!
+//! - Your forces are your code: a `sin` in them is the platform's. Call `libm` there too
+//!   (`libm::sin(x)`, `libm::sinf(x)`), and switch on glam's `libm` feature if they call
+//!   glam's rotations (`Quat::from_axis_angle`, `slerp`). The feature leaves glam's
+//!   setting alone: it would change glam for the whole build.
+//! - Other versions: another `libm`, glam or timestep (a `cargo update`) may change the
+//!   last bits. Keep your Cargo.lock.
+//! - Which NaN: a NaN stays a NaN everywhere, but its payload bits differ between CPUs.
+//!   Nor which zero `min` or `max` returns when given `+0` and `−0` (IEEE 754 allows
+//!   either).
+//! - glam's `f32` SIMD types (`Vec3A`, `Vec4`, and `Quat`, a [`rigid::RigidBody`]'s
+//!   orientation) add their dot products in SSE2's order on x86-64 and NEON's on aarch64:
+//!   `f32` rigid bodies may differ between those two. The `f64` types are plain scalars.
+//!
+//! The price is in BENCHMARKS.md ("Deterministic functions"); without the feature, the
+//! crate calls std's functions exactly as before.
+//!
 //! # Features
 //!
 //! - `std` (default): floating-point functions from the standard library. Implies `alloc`.
@@ -546,6 +593,9 @@
 //!   allocator) everything else works, and nothing allocates.
 //! - `libm`: floating-point functions from `libm`, for `no_std` targets:
 //!   `cargo build --no-default-features --features libm`.
+//! - `deterministic`: the same bits on every x86-64 CPU and build, from the pure-Rust
+//!   `libm` for every transcendental function (see [Determinism](#determinism)). Works
+//!   without `std`.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
 //!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
 //!   glam's types) and the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
@@ -571,7 +621,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
-#[cfg(not(any(feature = "std", feature = "libm")))]
+#[cfg(not(any(feature = "std", feature = "libm", feature = "deterministic")))]
 compile_error!("timestep needs the `std` feature or, on no_std targets, the `libm` feature");
 
 pub mod adaptive;
@@ -583,6 +633,7 @@ mod fixed_timestep;
 mod integrators;
 mod interpolate;
 pub mod linalg;
+mod math;
 #[cfg(feature = "nalgebra")]
 mod nalgebra_impls;
 mod particle;

@@ -255,7 +255,8 @@ impl<V: VectorSpace> Particle<V> {
     /// ```
     pub fn kinetic_energy(&self) -> V::Scalar {
         let squared = (0..V::DIM)
-            .map(|i| self.velocity.component(i).powi(2))
+            .map(|i| self.velocity.component(i))
+            .map(|v| v * v)
             .fold(V::Scalar::zero(), |a, b| a + b);
         V::Scalar::from_f64(0.5) * self.mass * squared
     }

@@ -1,12 +1,15 @@
 //! The floating-point types a state can be made of.
 
+use crate::math::Functions;
 use core::fmt::{Debug, Display};
 use num_traits::{Float, FloatConst};
 
 /// A floating-point number a state is made of: `f32` or `f64`.
 ///
 /// It is [`num_traits::Float`] plus the few things integrators need: conversion from the
-/// `f64` constants their formulas are written in, and formatting for error messages.
+/// `f64` constants their formulas are written in, and formatting for error messages. It is
+/// sealed (`f32` and `f64` only), so that the crate's transcendental functions are the ones
+/// the `deterministic` feature controls for every `Scalar`.
 ///
 /// # Example
 ///
@@ -18,7 +21,9 @@ use num_traits::{Float, FloatConst};
 /// }
 /// assert_eq!(half(3.0_f32), 1.5);
 /// ```
-pub trait Scalar: Float + FloatConst + Default + Debug + Display + Send + Sync + 'static {
+pub trait Scalar:
+    Float + FloatConst + Default + Debug + Display + Send + Sync + 'static + Functions
+{
     /// Converts an `f64`, rounding to nearest when `Self` is narrower.
     fn from_f64(value: f64) -> Self;
 

@@ -5,6 +5,7 @@ use super::driver::Workspace;
 use super::snapshot::Snapshot;
 use super::stiffness::StiffnessTest;
 use crate::control::{AdaptiveMethod, AnyTolerances, ErrorNorm, Statistics, Stop, ToleranceSet};
+use crate::math;
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::Float;
 
@@ -514,9 +515,11 @@ fn initial_step<S: State, F: Forces<S> + ?Sized>(
     let (mut f_sum, mut y_sum) = (0.0, 0.0);
     for i in 0..n {
         let w = weight(i);
-        f_sum += (rate.component(i).to_f64() * w).powi(2);
+        let f = rate.component(i).to_f64() * w;
+        f_sum += f * f;
         if state.has_coordinates() {
-            y_sum += (state.coordinate(i).to_f64() * w).powi(2);
+            let y = state.coordinate(i).to_f64() * w;
+            y_sum += y * y;
         }
     }
     let (dnf, dny) = (root_mean_square(f_sum), root_mean_square(y_sum));
@@ -538,7 +541,7 @@ fn initial_step<S: State, F: Forces<S> + ?Sized>(
     let h1 = if largest <= 1e-15 {
         (h0.abs() * 1e-3).max(1e-6)
     } else {
-        (0.01 / largest).powf(1.0 / f64::from(q))
+        math::powf(0.01 / largest, 1.0 / f64::from(q))
     };
     (100.0 * h0.abs()).min(h1).min(max_step) * direction
 }

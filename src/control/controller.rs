@@ -176,7 +176,7 @@ impl Controller {
     }
 }
 
-/// `x^y` with std or libm.
+/// `x^y` (see [`crate::math`]).
 fn pow(x: f64, y: f64) -> f64 {
-    num_traits::Float::powf(x, y)
+    crate::math::powf(x, y)
 }

@@ -1,8 +1,9 @@
 //! Exponential Euler: exact for the linear part of `y' = A y + g(t, y)` it is given.
 
 use super::{Memoryless, Properties, Scheme};
+use crate::math;
 use crate::{DerivativeOf, Forces, State, StepError, Vector};
-use num_traits::{Float, Zero};
+use num_traits::Zero;
 
 /// Exponential Euler: the linear part `A y` of `y' = A y + g(t, y)` integrated exactly, the
 /// rest `g` held at its value at the start of the step.
@@ -87,7 +88,7 @@ impl Scheme for ExponentialEuler {
             for i in 0..rate.dim() {
                 let z = diagonal.component(i) * dt;
                 if z != S::Scalar::zero() {
-                    rate.set_component(i, rate.component(i) * (z.exp_m1() / z));
+                    rate.set_component(i, rate.component(i) * (math::exp_m1(z) / z));
                 }
             }
         }

@@ -298,7 +298,17 @@ macro_rules! forward_to_glam {
             }
             #[inline]
             fn from_scaled_axis(v: $v) -> Self {
-                <$q>::from_scaled_axis(v)
+                // glam's `from_scaled_axis`, operation for operation, with the sine and
+                // cosine from `crate::math` (libm's under `deterministic`) instead of
+                // glam's (the platform's, unless glam's own `libm` feature is on).
+                let length = v.length();
+                if length == 0.0 {
+                    Self::IDENTITY
+                } else {
+                    let (s, c) = crate::math::sin_cos(length * 0.5);
+                    let axis = (v / length) * s;
+                    <$q>::from_xyzw(axis.x, axis.y, axis.z, c)
+                }
             }
             #[inline]
             fn xyz(self) -> $v {

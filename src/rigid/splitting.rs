@@ -6,6 +6,7 @@ use crate::integrators::partitioned::composition::{
     Coefficients, Composition, CompositionWorkspace, SymmetricStep, sealed,
 };
 use crate::integrators::{half, should_step};
+use crate::math;
 use crate::{Forces, Integrator, State, StepError, VectorSpace};
 use core::cmp::Ordering;
 
@@ -255,7 +256,7 @@ fn fly_freely<S: Precision>(body: &mut Body<S>, dt: S) -> Result<(), StepError> 
 #[inline]
 fn turn_about_axis<S: Precision>(q: &mut S::Quat, m: &mut [S; 3], i: usize, t_over_moment: S) {
     let theta = m[i] * t_over_moment;
-    let (sin_half, cos_half) = half(theta).sin_cos();
+    let (sin_half, cos_half) = math::sin_cos(half(theta));
     let mut axis = [S::zero(); 3];
     axis[i] = sin_half;
     *q = *q * S::Quat::from_xyzw(axis[0], axis[1], axis[2], cos_half);

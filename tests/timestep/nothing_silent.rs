@@ -347,8 +347,9 @@ fn splitting_refuses_a_rotation_that_overflows() {
 /// What is documented as not refused: a near-degenerate tensor, diag(10⁻¹², 1, 1), is a
 /// valid one, and at 60 Hz no method follows its fast spin about the thin axis. The
 /// numbers in `Inertia`'s docs: over one second at ω = (1, 1, 1) rad/s, torque-free, the
-/// kinetic energy reaches about 3000 times the start with RK4 and 3.4 times with
-/// Splitting.
+/// kinetic energy reaches about 3000 times the start with RK4 and about 3 times with
+/// Splitting (3.4 with glibc's sine, 2.7 with libm's under `deterministic`: a turn of up to
+/// 10¹⁰ rad a step keeps no digit of its angle, so the sine's last bits decide).
 #[test]
 fn near_degenerate_inertia_is_accepted_and_stiff_as_documented() {
     let free = |_: &DRigidBody, _t: f64| (DVec3::ZERO, DVec3::ZERO);
@@ -366,7 +367,7 @@ fn near_degenerate_inertia_is_accepted_and_stiff_as_documented() {
         worst_split = worst_split.max((split.kinetic_energy() / energy - 1.0).abs());
     }
     assert!((2000.0..4000.0).contains(&worst_rk4), "{worst_rk4}");
-    assert!((2.0..3.0).contains(&worst_split), "{worst_split}");
+    assert!((1.5..3.0).contains(&worst_split), "{worst_split}");
 }
 
 /// Tensors whose trace (the sum of the principal moments) overflows were accepted.

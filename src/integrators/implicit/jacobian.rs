@@ -8,6 +8,7 @@
 //! (`Matrix::column_groups`, `Matrix::set_differences`).
 
 use crate::linalg::Matrix;
+use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, Vector};
 use num_traits::{Float, One, Zero};
 
@@ -111,7 +112,7 @@ pub(crate) fn time_derivative<S: State, F: Forces<S> + ?Sized>(
     scratch: &mut DerivativeOf<S>,
 ) {
     let third = S::Scalar::from_f64(1.0 / 3.0);
-    let delta = S::Scalar::epsilon().powf(third) * t.abs().max(h.abs());
+    let delta = math::powf(S::Scalar::epsilon(), third) * t.abs().max(h.abs());
     // The times actually sampled, after rounding.
     let (later, earlier) = (t + delta, t - delta);
     state.derivative_into(forces, later, out);

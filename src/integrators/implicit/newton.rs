@@ -8,6 +8,7 @@
 
 use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Structure};
+use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
@@ -218,7 +219,7 @@ impl<'w, S: State> Newton<'w, S> {
         Ok(Newton {
             tolerance: match settings.tolerance {
                 Some(tolerance) => scalar(tolerance),
-                None => S::Scalar::epsilon().powf(scalar(2.0 / 3.0)),
+                None => math::powf(S::Scalar::epsilon(), scalar(2.0 / 3.0)),
             },
             max_iterations: settings.max_iterations,
             linear: settings.linear,

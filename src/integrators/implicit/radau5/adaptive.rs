@@ -7,6 +7,7 @@ use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
+use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
@@ -26,7 +27,7 @@ const KEEP_STEP: (f64, f64) = (1.0, 1.2);
 /// The Newton tolerance radau5.f derives from the relative tolerance `rtol` it was given:
 /// `max(10 ε / rtol', min(0.03, √rtol'))` with `rtol' = rtol^(2/3) / 10`.
 pub(super) fn default_newton_tolerance(rtol: f64, epsilon: f64) -> f64 {
-    let tightened = 0.1 * rtol.powf(2.0 / 3.0);
+    let tightened = 0.1 * math::powf(rtol, 2.0 / 3.0);
     (10.0 * epsilon / tightened).max(0.03_f64.min(tightened.sqrt()))
 }
 
@@ -80,6 +81,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         let norm = ErrorNorm::new(tolerances, state, state);
         let n = workspace.dim();
         let epsilon = S::Scalar::epsilon().to_f64();
+        let mut tightening = workspace.memory.tightening;
         let Ok(linear) = workspace.linear() else {
             return Ok(f64::NAN);
         };
@@ -90,22 +92,35 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             } else {
                 tolerances.absolute_at(i)
             };
-            let tightening = 0.1 * r.powf(-1.0 / 3.0);
+            if r != tightening.0 {
+                tightening = (r, 0.1 * math::powf(r, -1.0 / 3.0));
+            }
             // radau5.f's Newton test and error estimate divide by the start's scales: a
             // purely relative tolerance on a zero coordinate leaves nothing to divide by.
-            let scale = S::Scalar::from_f64(tightening * norm.scale(i));
+            let scale = S::Scalar::from_f64(tightening.1 * norm.scale(i));
             if scale <= S::Scalar::zero() {
                 return Err(StepError::ZeroScale { coordinate: i });
             }
             linear.scale[i] = scale;
         }
+        workspace.memory.tightening = tightening;
         let first_relative = match tolerances.relative_at(0) {
             r if r > 0.0 => r,
             _ => tolerances.absolute_at(0),
         };
-        let fnewt = self
-            .tolerance
-            .unwrap_or_else(|| default_newton_tolerance(first_relative, epsilon));
+        let fnewt = match self.tolerance {
+            Some(tolerance) => tolerance,
+            None => {
+                let kept = &mut workspace.memory.newton_tolerance;
+                if kept.0 != first_relative {
+                    *kept = (
+                        first_relative,
+                        default_newton_tolerance(first_relative, epsilon),
+                    );
+                }
+                kept.1
+            }
+        };
 
         let memory = &mut workspace.memory;
         if memory.wants_jacobian && !memory.jacobian_fresh {
@@ -138,7 +153,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         // The simplified Newton iteration, with radau5.f's convergence control.
         let nit = self.max_iterations;
         let memory = &mut workspace.memory;
-        memory.faccon = memory.faccon.max(epsilon).powf(0.8);
+        memory.faccon = math::powf(memory.faccon.max(epsilon), 0.8);
         memory.theta = JACOBIAN_REUSE;
         let mut newt = 0;
         loop {
@@ -163,12 +178,12 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                 if memory.theta < 0.99 {
                     memory.faccon = memory.theta / (1.0 - memory.theta);
                     let left = (nit - 1 - newt) as i32;
-                    let dyth = memory.faccon * dyno * memory.theta.powi(left) / fnewt;
+                    let dyth = memory.faccon * dyno * math::powi(memory.theta, left) / fnewt;
                     if dyth >= 1.0 {
                         // Converging, but not within the iterations left: retry
                         // shorter, by as much as the contraction says.
                         let qnewt = dyth.clamp(1e-4, 20.0);
-                        let factor = 0.8 * qnewt.powf(-1.0 / (4.0 + left as f64));
+                        let factor = 0.8 * math::powf(qnewt, -1.0 / (4.0 + left as f64));
                         return self.fail(workspace, factor, not_converged(newt, dyno));
                     }
                 } else {
@@ -205,14 +220,14 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         };
         let nit = self.max_iterations as f64;
         let fac = SAFETY.min(SAFETY * (1.0 + 2.0 * nit) / (memory.iterations as f64 + 2.0 * nit));
-        let mut quot = (error.powf(0.25) / fac).clamp(1.0 / MAX_GROWTH, MAX_SHRINK);
+        let mut quot = (math::powf(error, 0.25) / fac).clamp(1.0 / MAX_GROWTH, MAX_SHRINK);
         if error < 1.0 {
             memory.first = false;
             memory.accepted += 1;
             if memory.accepted > 1 {
                 // Gustafsson's predictive controller (Hairer–Wanner II, IV.8, (8.25)).
                 let predicted = (memory.h_accepted / memory.h)
-                    * (error * error / memory.error_accepted).powf(0.25)
+                    * math::powf(error * error / memory.error_accepted, 0.25)
                     / SAFETY;
                 quot = quot.max(predicted.clamp(1.0 / MAX_GROWTH, MAX_SHRINK));
             }

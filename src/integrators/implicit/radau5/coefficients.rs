@@ -35,14 +35,15 @@
 // the compiler rounds them to the nearest double.
 #![allow(clippy::excessive_precision)]
 
+use crate::math;
 use num_traits::Float;
 
-/// `√6`, `∛81` and `∛9`, in `f64` (std or libm through num-traits).
+/// `√6`, `∛81` and `∛9`, in `f64`.
 fn roots() -> (f64, f64, f64) {
     (
         Float::sqrt(6.0_f64),
-        Float::cbrt(81.0_f64),
-        Float::cbrt(9.0_f64),
+        math::cbrt(81.0_f64),
+        math::cbrt(9.0_f64),
     )
 }
 

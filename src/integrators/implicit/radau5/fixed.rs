@@ -4,6 +4,7 @@
 use super::Radau5;
 use super::workspace::Radau5Workspace;
 use crate::integrators::{Memoryless, Properties, Scheme};
+use crate::math;
 use crate::{Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
 
@@ -33,7 +34,7 @@ impl Scheme for Radau5 {
         workspace.read_coordinates(state);
         let tolerance = match self.tolerance {
             Some(tolerance) => S::Scalar::from_f64(tolerance),
-            None => S::Scalar::epsilon().powf(S::Scalar::from_f64(2.0 / 3.0)),
+            None => math::powf(S::Scalar::epsilon(), S::Scalar::from_f64(2.0 / 3.0)),
         };
         let n = workspace.dim();
         for i in 0..n {

@@ -46,6 +46,12 @@ pub(crate) struct Memory {
     pub(super) factored: Option<f64>,
     pub(super) iterations: usize,
     pub(super) outcome: Outcome,
+    /// The last tolerance `r` and its tightening `0.1 · r^(−1/3)`, and the last first
+    /// relative tolerance and its Newton tolerance: constants of a run, kept so that an
+    /// attempt calls `powf` for them only when the tolerance changes (three calls an
+    /// attempt on two unknowns were a sixth of a Van der Pol run under `deterministic`).
+    pub(super) tightening: (f64, f64),
+    pub(super) newton_tolerance: (f64, f64),
 }
 
 impl Memory {
@@ -68,6 +74,9 @@ impl Memory {
             factored: None,
             iterations: 0,
             outcome: Outcome::Failed(0.5),
+            // NaN: equal to no tolerance, so the first attempt computes them.
+            tightening: (f64::NAN, 0.0),
+            newton_tolerance: (f64::NAN, 0.0),
         }
     }
 }
