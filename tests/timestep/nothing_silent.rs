@@ -1008,3 +1008,159 @@ mod serde {
         assert!(serde_json::from_str::<DRigidBody>(&body).is_err());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Round two: Newton that cannot converge, end times that overflow
+// ---------------------------------------------------------------------------------------
+
+/// `y' = −10⁶ sign(y)` from `y = 10⁻³`, `dt = 0.01`: backward Euler's equation
+/// `y₁ = y₀ − 10⁴ sign(y₁)` has no solution, and the Newton iterates jump between
+/// `±10⁴`. With `usize::MAX` iterations allowed this ran forever; the contraction rate
+/// (each correction as large as the last, `θ = 1`) says it diverges.
+#[test]
+fn a_newton_iteration_that_cannot_converge_stops_whatever_its_limit() {
+    use timestep::{BackwardEuler, ImplicitMidpoint, Radau5, Trapezoid};
+    let jump = |y: &f64, _t: f64| -1e6 * y.signum();
+    let diverged = |result: Result<(), StepError>, y: f64, name: &str| {
+        let error = result.unwrap_err();
+        assert!(
+            matches!(error, StepError::Diverged { contraction, .. } if contraction >= 0.99),
+            "{name}: {error:?}"
+        );
+        assert!(error.to_string().contains("diverged"), "{name}: {error}");
+        assert_eq!(y, 1e-3, "{name}: the state must be left as it was");
+    };
+    let mut y = 1e-3;
+    let result = BackwardEuler::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "backward Euler");
+    let mut y = 1e-3;
+    let result = Trapezoid::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "trapezoid");
+    let mut y = 1e-3;
+    let result = ImplicitMidpoint::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "implicit midpoint");
+    let mut y = 1e-3;
+    let result = Radau5::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "radau5");
+}
+
+/// A limit of `usize::MAX` iterations still converges where the default does: backward
+/// Euler on `y' = −y` gives `y₀ / (1 + dt)`; Radau5 under error control gives `e^(−t)`
+/// (its prediction of the iterations left wrapped `usize::MAX − 3` to `−4`, so that the
+/// predicted correction grew with the iterations left instead of shrinking).
+#[test]
+fn a_huge_iteration_limit_still_converges() {
+    use approx::assert_relative_eq;
+    use timestep::{Adaptive, BackwardEuler, Radau5, Tolerances};
+    let decay = |y: &f64, _t: f64| -y;
+    let mut y = 1.0;
+    BackwardEuler::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &decay, 0.0, 0.5)
+        .unwrap();
+    assert_relative_eq!(y, 1.0 / 1.5, max_relative = 1e-12);
+    let mut y = 1.0;
+    Adaptive::new(Radau5::new().with_max_iterations(usize::MAX))
+        .with_tolerances(Tolerances::new(1e-8, 1e-10))
+        .solve(&mut y, &decay, 0.0, 2.0)
+        .unwrap();
+    assert_relative_eq!(y, (-2.0_f64).exp(), max_relative = 1e-6);
+}
+
+/// `t = 3·10³⁸`, `dt = 10³⁸` in f32: both finite, their sum is not, and RK4's forces were
+/// evaluated at `t = inf`. Every scheme refuses the step, naming the end time, and leaves
+/// the state as it was; a step that ends at `f32::MAX` is still taken.
+#[test]
+fn a_step_whose_end_time_overflows_is_refused() {
+    let seen = std::cell::Cell::new(0.0_f32);
+    let watch = |_: &f32, t: f32| {
+        seen.set(seen.get().max(t));
+        1.0_f32
+    };
+    for mut method in Method::<f32>::all() {
+        let mut y = 1.0_f32;
+        let error = method.step(&mut y, &watch, 3e38, 1e38).unwrap_err();
+        assert_eq!(
+            error,
+            StepError::EndTimeOverflow {
+                t: f64::from(3e38_f32),
+                dt: f64::from(1e38_f32)
+            },
+            "{method}"
+        );
+        assert!(error.to_string().contains("overflows"), "{error}");
+        assert_eq!(y, 1.0, "{method}");
+        assert_eq!(
+            seen.get(),
+            0.0,
+            "{method}: the forces saw t = {}",
+            seen.get()
+        );
+    }
+    let mut y = 1.0_f32;
+    timestep::Rk4
+        .step(&mut y, &watch, 3e38, f32::MAX - 3e38)
+        .unwrap();
+    assert!(seen.get().is_finite());
+    assert_eq!(y, 1.0 + (f32::MAX - 3e38));
+}
+
+#[cfg(feature = "serde")]
+mod serde_round_two {
+    use timestep::{MethodKind, Rodas4, Ros3p, Rosenbrock, Structure};
+
+    /// `{"rk4": {"garbage": 1}}` loaded as RK4, its field dropped: a method without
+    /// settings takes `{}` or `null` only, and a method with settings refuses unknown ones.
+    #[test]
+    fn a_method_refuses_settings_it_does_not_have() {
+        let error = serde_json::from_str::<MethodKind>(r#"{"rk4":{"garbage":1}}"#).unwrap_err();
+        assert!(error.to_string().contains("no settings"), "{error}");
+        for bad in [r#"{"rk4":1}"#, r#"{"rk4":"x"}"#, r#"{"rk4":[1]}"#] {
+            assert!(serde_json::from_str::<MethodKind>(bad).is_err(), "{bad}");
+        }
+        for good in [r#"{"rk4":{}}"#, r#"{"rk4":null}"#, r#""rk4""#] {
+            let method: MethodKind = serde_json::from_str(good).unwrap();
+            assert_eq!(method.name(), "rk4", "{good}");
+        }
+        let settings = r#"{"backward-euler":{"tolerance":null,"max_iterations":20,"garbage":1}}"#;
+        assert!(serde_json::from_str::<MethodKind>(settings).is_err());
+    }
+
+    /// A Rosenbrock method could not be saved with its band (or its autonomy) at all: it
+    /// is saved with its settings and loads with the same, its stage count checked.
+    #[test]
+    fn a_rosenbrock_method_round_trips_with_every_setting() {
+        let banded = Rodas4
+            .with_structure(Structure::Banded { lower: 1, upper: 2 })
+            .assume_autonomous();
+        let json = serde_json::to_string(&banded).unwrap();
+        assert_eq!(
+            json,
+            r#"{"method":"rodas4","structure":{"banded":{"lower":1,"upper":2}},"autonomous":true}"#
+        );
+        let loaded: Rosenbrock<6> = serde_json::from_str(&json).unwrap();
+        assert_eq!(loaded, banded);
+        assert_eq!(loaded.structure(), Structure::Banded { lower: 1, upper: 2 });
+        let ros3p = Ros3p.with_structure(Structure::Banded { lower: 0, upper: 3 });
+        let loaded: Rosenbrock<3> =
+            serde_json::from_str(&serde_json::to_string(&ros3p).unwrap()).unwrap();
+        assert_eq!(loaded, ros3p);
+        // Rodas4 has 6 stages, not 3; unknown fields; a tableau not the crate's own.
+        assert!(serde_json::from_str::<Rosenbrock<3>>(&json).is_err());
+        let extra = json.replace('}', r#","colour":1}"#);
+        assert!(serde_json::from_str::<Rosenbrock<6>>(&extra).is_err());
+        static OTHER: timestep::RosenbrockTableau<6> = timestep::RosenbrockTableau {
+            gamma: 0.3,
+            ..Rodas4::TABLEAU
+        };
+        assert!(serde_json::to_string(&Rosenbrock::new(&OTHER)).is_err());
+    }
+}

@@ -332,7 +332,12 @@ impl<'w, S: State> Newton<'w, S> {
         // until the matrix is made anew the test leaves it out, which is only stricter.
         let mut matrix_rounding = S::Scalar::zero();
         let mut previous = None;
-        for _ in 0..self.max_iterations {
+        // The smallest ratio so far and the iterations since it, for divergence; and
+        // whether the matrix in use was made in this solve (a kept one may just be stale).
+        let mut best = S::Scalar::infinity();
+        let mut stalled = 0;
+        let mut made_here = false;
+        for iteration in 1..=self.max_iterations {
             self.stage_into(state, forces, stage_time, stage_dt, Probe::Rate);
             // Finite differences need the residual itself; otherwise its negation goes
             // straight into the correction when the buffers are slices.
@@ -352,6 +357,7 @@ impl<'w, S: State> Newton<'w, S> {
                 self.set_rounding(stage_dt);
                 self.matrix.factor()?;
                 make = false;
+                made_here = true;
                 matrix_rounding = one;
             }
             if negated.is_none() {
@@ -388,6 +394,16 @@ impl<'w, S: State> Newton<'w, S> {
                 self.check_resolved(dt, matrix_rounding)?;
                 return Ok(fast);
             }
+            if made_here {
+                if ratio < best {
+                    (best, stalled) = (ratio, 0);
+                } else {
+                    stalled += 1;
+                }
+                // With the same matrix as the last iteration: `θ` is its contraction rate.
+                let theta = previous.map(|previous| ratio / previous);
+                self.check_contraction(ratio, best, stalled, theta, iteration, dt)?;
+            }
             // Slower, or NaN: the matrix is too far from the current one, so the next
             // iteration makes it anew.
             previous = if fast {
@@ -401,6 +417,46 @@ impl<'w, S: State> Newton<'w, S> {
             iterations: self.max_iterations,
             correction: self.relative_correction(dt).to_f64(),
         })
+    }
+
+    /// Gives up on an iteration, with matrices made in this solve, that will not converge:
+    /// it diverges when [`STALL`] iterations in a row brought no correction smaller than
+    /// the smallest so far, `best` (however many iterations are allowed, so that a limit
+    /// of `usize::MAX` ends as soon as progress stops: an iteration that jumps between
+    /// two values forever, a `ratio` that is `NaN`), and it converges too slowly when,
+    /// at the contraction rate `theta` of the same matrix, the `ratio` would still be
+    /// above 1 when the iterations allowed run out, as radau5.f predicts. Only a `theta`
+    /// below 0.1 predicts, since a slower one has the matrix made anew, which changes the
+    /// rate. (One matrix made anew may send the next correction up before Newton's
+    /// quadratic convergence sets in: a single correction larger than the last is not
+    /// divergence.)
+    fn check_contraction(
+        &self,
+        ratio: S::Scalar,
+        best: S::Scalar,
+        stalled: usize,
+        theta: Option<S::Scalar>,
+        iteration: usize,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        if stalled >= STALL || ratio.is_nan() {
+            return Err(StepError::Diverged {
+                iterations: iteration,
+                contraction: (ratio / best).to_f64(),
+            });
+        }
+        let Some(theta) = theta.map(|theta| theta.to_f64()) else {
+            return Ok(());
+        };
+        // `θ^left` in f64: `left` may be any usize, and a huge one gives 0 as it should.
+        let left = (self.max_iterations - iteration) as f64;
+        if theta <= 0.1 && ratio.to_f64() * theta.powf(left) > 1.0 {
+            return Err(StepError::NotConverged {
+                iterations: iteration,
+                correction: self.relative_correction(dt).to_f64(),
+            });
+        }
+        Ok(())
     }
 
     /// Adds the correction to the rate and returns the largest ratio of a coordinate's
@@ -700,6 +756,11 @@ impl<'w, S: State> Newton<'w, S> {
         Ok(())
     }
 }
+
+/// Iterations in a row, with matrices made in the step, without a correction smaller
+/// than the smallest so far, after which the Newton iteration is taken to diverge: more
+/// than the one rise a matrix made anew may bring before Newton's convergence sets in.
+const STALL: usize = 4;
 
 /// Which rate a residual is taken at: the iterate, or its nudged copy for differences.
 #[derive(Clone, Copy)]
