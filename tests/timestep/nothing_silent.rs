@@ -1164,3 +1164,60 @@ mod serde_round_two {
         assert!(serde_json::to_string(&Rosenbrock::new(&OTHER)).is_err());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Round two: Particles check what Particle checks
+// ---------------------------------------------------------------------------------------
+
+/// A body of `f64::MAX` kg at 2 m/s: its momentum overflows, and `Particle::try_new`
+/// refuses it; `Particles` accepted it and one step sent it to infinity. Every body is
+/// checked as a `Particle` is, by the constructor and by the velocity setter, with the
+/// same error and the body's index.
+#[test]
+fn particles_refuse_what_a_particle_refuses() {
+    use timestep::{Particles, ParticlesError};
+    let heavy = Particle::try_new(f64::MAX, 0.0, 2.0).unwrap_err();
+    assert_eq!(
+        heavy,
+        MassError::MomentumOutOfRange {
+            mass: f64::MAX,
+            velocity: 2.0
+        }
+    );
+    let refused = Particles::try_new(vec![1.0, f64::MAX], vec![0.0, 0.0], vec![1.0, 2.0]);
+    assert_eq!(
+        refused,
+        Err(ParticlesError::Mass {
+            index: 1,
+            error: heavy
+        })
+    );
+    // Underflow: 10⁻³⁰⁰ kg at 10⁻³⁰ m/s has a momentum of 10⁻³³⁰, which is 0 in f64.
+    let light = Particle::try_new(1e-300, 0.0, 1e-30).unwrap_err();
+    let refused = Particles::try_new(vec![1e-300], vec![0.0], vec![1e-30]);
+    assert_eq!(
+        refused,
+        Err(ParticlesError::Mass {
+            index: 0,
+            error: light
+        })
+    );
+    let mut bodies = Particles::new(vec![1.0, f64::MAX], vec![0.0, 0.0], vec![0.0, 0.0]);
+    let before = bodies.clone();
+    assert_eq!(
+        bodies.try_set_velocity(1, 2.0),
+        Err(ParticlesError::Mass {
+            index: 1,
+            error: heavy
+        })
+    );
+    assert_eq!(bodies, before);
+    bodies.try_set_velocity(1, 0.5).unwrap();
+    assert_eq!(bodies.momenta()[1], 0.5 * f64::MAX);
+    let panic = std::panic::catch_unwind(move || bodies.set_velocity(1, 2.0)).unwrap_err();
+    let message = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        message.contains("body 1") && message.contains("momentum"),
+        "{message}"
+    );
+}
