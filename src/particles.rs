@@ -530,7 +530,7 @@ impl<V: VectorSpace> State for Particles<V> {
         dt: V::Scalar,
         probe: &mut Self,
     ) {
-        forces.force_into(self, t, &mut out.force);
+        crate::state::force_into(forces, self, t, &mut out.force);
         let n = self.len();
         assert!(
             out.velocity.len() == n && out.force.len() == n,
@@ -605,7 +605,7 @@ impl<V: VectorSpace> State for Particles<V> {
         t: V::Scalar,
         out: &mut DerivativeOf<Self>,
     ) {
-        forces.force_into(self, t, &mut out.force);
+        crate::state::force_into(forces, self, t, &mut out.force);
         assert_eq!(
             out.velocity.len(),
             self.len(),

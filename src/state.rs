@@ -441,7 +441,7 @@ pub trait State: Clone {
         out: &mut DerivativeOf<Self>,
     ) {
         self.velocity_into(&mut out.velocity);
-        forces.force_into(self, t, &mut out.force);
+        crate::state::force_into(forces, self, t, &mut out.force);
     }
 
     /// Writes the rate of this probe at time `t` into `out`, as
@@ -734,6 +734,47 @@ pub trait Forces<S: State> {
     fn reads_momenta(&self) -> bool {
         true
     }
+}
+
+/// Writes the force on `state` at `t` into `out` by `forces`, as every method does: a
+/// force of a size other than the buffer's (a closure that returns a `Vec` of the wrong
+/// length, an [`InPlace`] closure that resizes `out`) panics here with its cause, instead
+/// of deep inside a step with a bare "index out of bounds", or worse, zipping buffers of
+/// different lengths into a silently shorter answer. `Forces::force_into` returns
+/// nothing, so the panic is the only way to say it.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn force_into<S: State, F: Forces<S> + ?Sized>(
+    forces: &F,
+    state: &S,
+    t: S::Scalar,
+    out: &mut S::Force,
+) {
+    let size = out.dim();
+    forces.force_into(state, t, out);
+    if out.dim() != size {
+        wrong_force_size(state, size, out.dim());
+    }
+}
+
+/// The panic of [`force_into`]: the forces' fault when what they wrote is not the state's
+/// size, the caller's when the state changed size under buffers made for it.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn wrong_force_size<S: State>(state: &S, buffer: usize, written: usize) -> ! {
+    let expected = state.zero_force().dim();
+    if written != expected {
+        panic!(
+            "the forces returned {written} components for a state of {expected}: a force \
+             needs one component per momentum coordinate of the state"
+        )
+    }
+    panic!(
+        "the state has {expected} force components but the method's buffers {buffer}: a \
+         state's size changed under buffers made for it; call `reset` on the stepper after \
+         resizing a state"
+    )
 }
 
 impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {

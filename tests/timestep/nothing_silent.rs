@@ -1221,3 +1221,55 @@ fn particles_refuse_what_a_particle_refuses() {
         "{message}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Round two: forces of the wrong size
+// ---------------------------------------------------------------------------------------
+
+/// The message of the panic `run` makes.
+fn panic_message(run: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let payload = std::panic::catch_unwind(run).expect_err("expected a panic");
+    match payload.downcast::<String>() {
+        Ok(message) => *message,
+        Err(payload) => payload.downcast_ref::<&str>().unwrap().to_string(),
+    }
+}
+
+/// Forces that return 3 components for a state of 2 panicked in every method blaming a
+/// resized state ("call `reset` on the stepper") or with a bare "index out of bounds".
+/// Every method, at a fixed step and under error control, names the forces and both
+/// sizes; a closure returning a `Vec` and an `InPlace` closure that resizes its buffer
+/// alike. (`Forces::force_into` returns nothing, so a panic is how it is said.)
+#[test]
+fn forces_of_the_wrong_size_are_named_as_the_cause() {
+    use timestep::{Adaptive, AdaptiveKind, InPlace, Particles};
+    let expected = "the forces returned 3 components for a state of 2";
+    let three = |_: &Vec<f64>, _t: f64| vec![0.0; 3];
+    let resizing = InPlace(|_: &Vec<f64>, _t: f64, out: &mut Vec<f64>| out.push(0.0));
+    for name in MethodKind::NAMES {
+        let message = panic_message(|| {
+            let mut method: Method<Vec<f64>> = name.parse().unwrap();
+            let _ = method.step(&mut vec![1.0, 2.0], &three, 0.0, 0.1);
+        });
+        assert!(message.contains(expected), "{name}: {message}");
+        let message = panic_message(|| {
+            let mut method: Method<Vec<f64>> = name.parse().unwrap();
+            let _ = method.step(&mut vec![1.0, 2.0], &resizing, 0.0, 0.1);
+        });
+        assert!(message.contains(expected), "{name} in place: {message}");
+    }
+    for kind in AdaptiveKind::all() {
+        let message = panic_message(|| {
+            let _ = Adaptive::new(kind).solve(&mut vec![1.0, 2.0], &three, 0.0, 1.0);
+        });
+        assert!(message.contains(expected), "{kind}: {message}");
+    }
+    // Particles: one force per body.
+    let message = panic_message(|| {
+        let mut bodies = Particles::new(vec![1.0, 1.0], vec![0.0, 1.0], vec![0.0, 0.0]);
+        let forces = |_: &Particles<f64>, _t: f64| vec![0.0; 3];
+        let mut verlet: Method<Particles<f64>> = "verlet".parse().unwrap();
+        let _ = verlet.step(&mut bodies, &forces, 0.0, 0.1);
+    });
+    assert!(message.contains(expected), "{message}");
+}
