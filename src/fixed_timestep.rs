@@ -420,6 +420,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert!((clock.alpha() - 0.5).abs() < 1e-5);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn alpha(&self) -> S {
         let alpha = S::from_f64(self.accumulator / self.dt_seconds);
         let below_one = S::one() - S::epsilon() / (S::one() + S::one());
@@ -433,6 +434,7 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// assert_eq!(FixedTimestep::new(0.5_f32).dt(), 0.5);
     /// ```
+    #[must_use]
     pub fn dt(&self) -> S {
         self.dt
     }
@@ -444,6 +446,7 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// assert_eq!(FixedTimestep::new(0.01).max_frame_time(), 0.25);
     /// ```
+    #[must_use]
     pub fn max_frame_time(&self) -> f64 {
         self.max_frame_time
     }
@@ -455,6 +458,7 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// assert_eq!(FixedTimestep::new(1.0 / 60.0).max_steps(), 15);
     /// ```
+    #[must_use]
     pub fn max_steps(&self) -> u32 {
         self.max_steps
     }
@@ -470,6 +474,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(clock.alpha(), 0.5);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn accumulator(&self) -> f64 {
         self.accumulator
     }
@@ -485,6 +490,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(clock.steps_taken(), 4);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn steps_taken(&self) -> u64 {
         self.steps_taken
     }
@@ -501,6 +507,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert!((clock.alpha() - 0.2).abs() < 1e-12);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn time(&self) -> f64 {
         self.steps_taken as f64 * self.dt_seconds
     }
@@ -594,6 +601,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(clock.advance(0.125)?.steps(), 1);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn steps(&self) -> u32 {
         self.steps
     }
@@ -608,6 +616,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(clock.advance(0.125)?.alpha(), 0.25);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn alpha(&self) -> S {
         self.alpha
     }
@@ -621,6 +630,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(frame.dt(), 0.01_f32);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn dt(&self) -> S {
         self.dt
     }
@@ -636,6 +646,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!((frame.steps(), frame.dropped_time()), (16, 0.75));
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn dropped_time(&self) -> f64 {
         self.dropped_time
     }
@@ -658,6 +669,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(t_end, clock.time());
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn times(&self) -> impl ExactSizeIterator<Item = S> + DoubleEndedIterator + use<S> {
         let (first, dt) = (self.first_step, self.dt_seconds);
         (0..self.steps).map(move |i| S::from_f64((first + u64::from(i)) as f64 * dt))

@@ -211,6 +211,7 @@ impl<V: VectorSpace> Particles<V> {
     /// assert_eq!(many.len(), 2);
     /// assert_eq!(many.particle(0), one[0]);
     /// ```
+    #[must_use]
     pub fn from_particles(particles: &[Particle<V>]) -> Self {
         Particles {
             positions: particles.iter().map(Particle::position).collect(),
@@ -284,11 +285,13 @@ impl<V: VectorSpace> Particles<V> {
     }
 
     /// The number of bodies.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.positions.len()
     }
 
     /// Whether there are no bodies.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }
@@ -299,6 +302,7 @@ impl<V: VectorSpace> Particles<V> {
     ///
     /// If `index >= self.len()`.
     #[track_caller]
+    #[must_use]
     pub fn particle(&self, index: usize) -> Particle<V> {
         Particle::from_parts(
             self.masses[index],
@@ -310,26 +314,31 @@ impl<V: VectorSpace> Particles<V> {
     }
 
     /// The positions.
+    #[must_use]
     pub fn positions(&self) -> &[V] {
         &self.positions
     }
 
     /// The momenta `pᵢ = mᵢ vᵢ`.
+    #[must_use]
     pub fn momenta(&self) -> &[V] {
         &self.momenta
     }
 
     /// The velocities.
+    #[must_use]
     pub fn velocities(&self) -> &[V] {
         &self.velocities
     }
 
     /// The masses.
+    #[must_use]
     pub fn masses(&self) -> &[V::Scalar] {
         &self.masses
     }
 
     /// The inverse masses `1 / mᵢ`.
+    #[must_use]
     pub fn inverse_masses(&self) -> &[V::Scalar] {
         &self.inverse_masses
     }
@@ -386,11 +395,13 @@ impl<V: VectorSpace> Particles<V> {
     }
 
     /// The total momentum `Σ pᵢ`.
+    #[must_use]
     pub fn total_momentum(&self) -> V {
         self.momenta.iter().fold(V::zero(), |sum, &p| sum.add(p))
     }
 
     /// The total kinetic energy `Σ ½ mᵢ vᵢ²`.
+    #[must_use]
     pub fn kinetic_energy(&self) -> V::Scalar {
         let half = V::Scalar::from_f64(0.5);
         self.velocities

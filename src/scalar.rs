@@ -20,9 +20,11 @@ use num_traits::{Float, FloatConst};
 /// ```
 pub trait Scalar: Float + FloatConst + Default + Debug + Display + Send + Sync + 'static {
     /// Converts an `f64`, rounding to nearest when `Self` is narrower.
+    #[must_use]
     fn from_f64(value: f64) -> Self;
 
     /// Widens to `f64`, exactly.
+    #[must_use]
     fn to_f64(self) -> f64;
 }
 

@@ -166,6 +166,7 @@ pub trait State: Clone {
     type Force: Vector<Scalar = Self::Scalar>;
 
     /// The current rate of the positions (a secondary quantity, never stale).
+    #[must_use]
     fn velocity(&self) -> Self::Velocity;
 
     /// Advances the positions by `velocity · dt`, then restores the state's invariants.
@@ -325,6 +326,7 @@ pub trait State: Clone {
     /// fixed-size [`Vector`]s.
     #[doc(hidden)]
     #[inline(always)]
+    #[must_use]
     fn splits_probes() -> bool {
         false
     }
@@ -375,6 +377,7 @@ pub trait State: Clone {
     ///
     /// The default panics, with a message saying so, for a force type sized at run time.
     #[track_caller]
+    #[must_use]
     fn zero_force(&self) -> Self::Force {
         match Self::Force::fixed_zero() {
             Some(zero) => zero,
@@ -385,6 +388,7 @@ pub trait State: Clone {
     /// A zero rate `(velocity, force)` of the right size for this state: the buffer an
     /// integrator keeps each stage value in. Made once per workspace, not per step.
     #[track_caller]
+    #[must_use]
     fn zero_rate(&self) -> DerivativeOf<Self> {
         Derivative::new(self.velocity().zero_like(), self.zero_force())
     }
@@ -405,6 +409,7 @@ pub trait State: Clone {
     /// Whether the state gives its coordinates ([`coordinate`](State::coordinate),
     /// [`coordinates_into`](State::coordinates_into)); `false` by default.
     #[inline]
+    #[must_use]
     fn has_coordinates(&self) -> bool {
         false
     }
@@ -414,6 +419,7 @@ pub trait State: Clone {
     /// it is: error norms measure with it without copying the state. Zero (the default)
     /// when the state does not [say](State::has_coordinates).
     #[inline]
+    #[must_use]
     fn coordinate(&self, index: usize) -> Self::Scalar {
         let _ = index;
         <Self::Scalar as num_traits::Zero>::zero()
@@ -421,6 +427,7 @@ pub trait State: Clone {
 
     /// The rate of the whole state at time `t`: its velocity and the force `forces` gives.
     #[inline]
+    #[must_use]
     fn derivative<F: Forces<Self> + ?Sized>(
         &self,
         forces: &F,
@@ -576,6 +583,7 @@ pub struct Derivative<V, F> {
 
 impl<V, F> Derivative<V, F> {
     /// Pairs a velocity with a force.
+    #[must_use]
     pub const fn new(velocity: V, force: F) -> Self {
         Derivative { velocity, force }
     }
@@ -680,6 +688,7 @@ impl<V: Vector, F: Vector<Scalar = V::Scalar>> Vector for Derivative<V, F> {
 /// ```
 pub trait Forces<S: State> {
     /// The force on `state` at time `t`.
+    #[must_use]
     fn force(&self, state: &S, t: S::Scalar) -> S::Force;
 
     /// Writes the force on `state` at time `t` into `out`, a buffer of the right size that
@@ -731,6 +740,7 @@ pub trait Forces<S: State> {
     /// forces, without passes over memory to write momenta they would not read. Forces that
     /// return `false` and read momenta anyway see stale ones, and give wrong results.
     #[inline(always)]
+    #[must_use]
     fn reads_momenta(&self) -> bool {
         true
     }

@@ -85,6 +85,7 @@ impl<S: State, F: FnMut(&mut S, S::Scalar)> Action<S> for F {
 
 impl<G> Event<G> {
     /// An event at the zeros of `g`, in either direction, not terminal, with no action.
+    #[must_use]
     pub fn new(g: G) -> Self {
         Event {
             g,
@@ -127,12 +128,16 @@ impl<G, A> Event<G, A> {
 /// Events are numbered from 0 in the tuple's order.
 pub trait Events<S: State> {
     /// How many events.
+    #[must_use]
     fn count(&self) -> usize;
     /// `gᵢ(state, t)`.
+    #[must_use]
     fn value(&self, index: usize, state: &S, t: S::Scalar) -> f64;
     /// The directions event `index` counts.
+    #[must_use]
     fn direction(&self, index: usize) -> Direction;
     /// Whether event `index` stops the run.
+    #[must_use]
     fn terminal(&self, index: usize) -> bool;
     /// Applies event `index`'s action, if it has one.
     fn act(&mut self, index: usize, state: &mut S, t: S::Scalar);

@@ -70,6 +70,7 @@ impl Values {
 impl Tolerances {
     /// Tolerances `relative` and `absolute` for every coordinate, checked when a run starts
     /// (finite, not negative, not both zero).
+    #[must_use]
     pub const fn new(relative: f64, absolute: f64) -> Self {
         Tolerances {
             relative: Values::Scalar(relative),
@@ -82,6 +83,7 @@ impl Tolerances {
     /// each finite and not negative, not both zero, and as many as the state has
     /// coordinates.
     #[cfg(feature = "alloc")]
+    #[must_use]
     pub fn per_component(relative: alloc::vec::Vec<f64>, absolute: alloc::vec::Vec<f64>) -> Self {
         Tolerances {
             relative: Values::PerComponent(relative),
@@ -95,6 +97,7 @@ impl Tolerances {
     ///
     /// If the tolerances are per component and `i` is beyond them.
     #[inline]
+    #[must_use]
     pub fn relative(&self, i: usize) -> f64 {
         self.relative.at(i)
     }
@@ -105,6 +108,7 @@ impl Tolerances {
     ///
     /// If the tolerances are per component and `i` is beyond them.
     #[inline]
+    #[must_use]
     pub fn absolute(&self, i: usize) -> f64 {
         self.absolute.at(i)
     }

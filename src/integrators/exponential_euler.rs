@@ -117,6 +117,7 @@ pub struct WithLinearPart<F, L> {
 
 impl<F, L> WithLinearPart<F, L> {
     /// Pairs `forces` with the diagonal of their linear part.
+    #[must_use]
     pub const fn new(forces: F, linear_part: L) -> Self {
         WithLinearPart {
             forces,

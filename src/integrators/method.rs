@@ -108,6 +108,7 @@ macro_rules! methods {
 
             /// Every method with its default settings, in the order of
             /// [`NAMES`](MethodKind::NAMES).
+            #[must_use]
             pub fn all() -> [Self; Self::NAMES.len()] {
                 [$(MethodKind::$variant($make)),*]
             }
@@ -184,6 +185,7 @@ methods! {
 
 impl MethodKind {
     /// The method's kebab-case name.
+    #[must_use]
     pub fn name(&self) -> &'static str {
         self.properties().name
     }
@@ -202,11 +204,13 @@ impl<S: State> Stepper<MethodKind, S> {
     /// let names: Vec<String> = Method::<f64>::all().iter().map(|m| m.to_string()).collect();
     /// assert_eq!(names, MethodKind::NAMES);
     /// ```
+    #[must_use]
     pub fn all() -> [Self; MethodKind::NAMES.len()] {
         MethodKind::all().map(Stepper::new)
     }
 
     /// The method's kebab-case name.
+    #[must_use]
     pub fn name(&self) -> &'static str {
         self.method().name()
     }
@@ -264,6 +268,7 @@ impl ParseMethodError {
     }
 
     /// The name that was given (its first 64 bytes).
+    #[must_use]
     pub fn given(&self) -> &str {
         core::str::from_utf8(&self.given[..self.len]).unwrap_or("")
     }

@@ -104,6 +104,7 @@ pub trait Scheme {
     /// A workspace for states of the size of `state`. It may allocate (for a state sized at
     /// run time it does); it is made once per [`Stepper`], or per step by a [`Memoryless`]
     /// scheme stepping on its own, where for a small state it lives on the stack.
+    #[must_use]
     fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S>;
 
     /// Advances `state` from `t` to `t + dt`. The caller has checked that `t` and `dt` are
@@ -122,6 +123,7 @@ pub trait Scheme {
     ) -> Result<(), StepError>;
 
     /// The method's name, order, cost and character.
+    #[must_use]
     fn properties(&self) -> Properties;
 }
 

@@ -110,6 +110,7 @@ pub enum RosenbrockDense<const S: usize> {
 impl<const S: usize> RosenbrockTableau<S> {
     /// Whether stage `i` evaluates `f` where stage `i − 1` did (the same row of `a`, the
     /// same `α`), so that evaluation is reused: ROS3P's third stage.
+    #[must_use]
     pub const fn reuses_rate(&self, i: usize) -> bool {
         if i < 2 || i >= S || self.alpha[i] != self.alpha[i - 1] {
             return false;
@@ -127,6 +128,7 @@ impl<const S: usize> RosenbrockTableau<S> {
     /// Force evaluations per fixed step for the stages (the first at the start included),
     /// not counting the Jacobian (`n` with finite differences, one per diagonal of a band)
     /// nor `∂f/∂t` (two, unless the forces are declared autonomous).
+    #[must_use]
     pub const fn evaluations(&self) -> u32 {
         let mut count = 0;
         let mut i = 0;
@@ -140,11 +142,13 @@ impl<const S: usize> RosenbrockTableau<S> {
     }
 
     /// The error weights `bᵢ − b̂ᵢ`.
+    #[must_use]
     pub fn error_weights(&self) -> [f64; S] {
         core::array::from_fn(|i| self.b[i] - self.b_hat[i])
     }
 
     /// What the tableau says of itself.
+    #[must_use]
     pub const fn properties(&self) -> Properties {
         Properties::explicit(self.name, self.order, self.evaluations()).implicit()
     }
@@ -273,16 +277,19 @@ impl<const S: usize> Rosenbrock<S> {
     }
 
     /// The coefficients.
+    #[must_use]
     pub const fn tableau(&self) -> &'static RosenbrockTableau<S> {
         self.tableau
     }
 
     /// Which entries of the Jacobian can be non-zero.
+    #[must_use]
     pub const fn structure(&self) -> Structure {
         self.structure
     }
 
     /// Whether `∂f/∂t` is taken as zero.
+    #[must_use]
     pub const fn is_autonomous(&self) -> bool {
         self.autonomous
     }

@@ -339,16 +339,19 @@ impl<B: SymmetricStep> Composition<B> {
     }
 
     /// The base step.
+    #[must_use]
     pub const fn base(&self) -> B {
         self.base
     }
 
     /// The coefficient table.
+    #[must_use]
     pub const fn coefficients(&self) -> &'static Coefficients {
         self.coefficients
     }
 
     /// Force evaluations per step.
+    #[must_use]
     pub const fn evaluations(&self) -> u32 {
         match self.coefficients.sequence {
             Sequence::Composition(gamma) if B::KICK_FIRST => gamma.len() as u32 + 1,

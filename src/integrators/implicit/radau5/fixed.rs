@@ -64,7 +64,7 @@ impl Scheme for Radau5 {
                 if jacobians >= MAX_JACOBIANS {
                     // No smaller than the last correction with the last Jacobian allowed:
                     // diverging, not merely slow.
-                    return Err(if stalled && !(theta < 1.0) {
+                    return Err(if stalled && (theta >= 1.0 || theta.is_nan()) {
                         StepError::Diverged {
                             iterations,
                             contraction: theta,
