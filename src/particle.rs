@@ -486,8 +486,12 @@ mod serde_impl {
             }
             let mut particle = Particle::try_new(data.mass, data.position, V::zero())
                 .map_err(InvalidParticle::Mass)?;
-            particle.momentum = data.momentum;
-            let expected = data.momentum.scale(particle.inverse_mass);
+            // Through the setter, so that loading refuses what it refuses (a velocity
+            // `p / m` that overflows or underflows).
+            particle
+                .try_set_momentum(data.momentum)
+                .map_err(InvalidParticle::Mass)?;
+            let expected = particle.velocity;
             let tolerance = V::Scalar::from_f64(8.0) * V::Scalar::epsilon();
             let agrees = (0..V::DIM).all(|i| {
                 let (v, e) = (data.velocity.component(i), expected.component(i));

@@ -1115,7 +1115,7 @@ fn a_step_whose_end_time_overflows_is_refused() {
 
 #[cfg(feature = "serde")]
 mod serde_round_two {
-    use timestep::{MethodKind, Rodas4, Ros3p, Rosenbrock, Structure};
+    use timestep::{MassError, MethodKind, Particle, Rodas4, Ros3p, Rosenbrock, Structure};
 
     /// `{"rk4": {"garbage": 1}}` loaded as RK4, its field dropped: a method without
     /// settings takes `{}` or `null` only, and a method with settings refuses unknown ones.
@@ -1132,6 +1132,31 @@ mod serde_round_two {
         }
         let settings = r#"{"backward-euler":{"tolerance":null,"max_iterations":20,"garbage":1}}"#;
         assert!(serde_json::from_str::<MethodKind>(settings).is_err());
+    }
+
+    /// An f32 particle of 10³⁰ kg with a momentum of 10⁻¹⁰: its velocity `p/m` = 10⁻⁴⁰ is
+    /// subnormal, and `try_set_momentum` refuses it, but the same values loaded. Loading
+    /// goes through the setter, with its error.
+    #[test]
+    fn loading_a_particle_checks_what_its_setters_check() {
+        let mut particle = Particle::new(1e30_f32, 0.0_f32, 0.0);
+        let refused = particle.try_set_momentum(1e-10).unwrap_err();
+        assert!(matches!(refused, MassError::MomentumOutOfRange { .. }));
+        let json = r#"{"mass":1e30,"position":0.0,"momentum":1e-10,"velocity":1e-40}"#;
+        let error = serde_json::from_str::<Particle<f32>>(json).unwrap_err();
+        assert!(
+            error.to_string().starts_with(&refused.to_string()),
+            "{error} vs {refused}"
+        );
+        // Overflow too: 10⁻³⁰ kg with a momentum of 10¹⁰ would move at 10⁴⁰ m/s.
+        let json = r#"{"mass":1e-30,"position":0.0,"momentum":1e10,"velocity":3e38}"#;
+        let error = serde_json::from_str::<Particle<f32>>(json).unwrap_err();
+        assert!(error.to_string().contains("out of range"), "{error}");
+        // What the setters accept still loads, to the bit.
+        let mut fine = Particle::new(2.0_f32, 1.0_f32, 0.0);
+        fine.set_momentum(3.0);
+        let json = serde_json::to_string(&fine).unwrap();
+        assert_eq!(serde_json::from_str::<Particle<f32>>(&json).unwrap(), fine);
     }
 
     /// A Rosenbrock method could not be saved with its band (or its autonomy) at all: it
