@@ -1298,3 +1298,221 @@ fn forces_of_the_wrong_size_are_named_as_the_cause() {
     });
     assert!(message.contains(expected), "{message}");
 }
+
+/// Loading fuzzed documents: every serializable type, from a valid document with random
+/// mutations (a value replaced by a hostile one: zero, negative, huge, tiny, out of `f32`'s
+/// range, the wrong type; a field removed; an unknown field added). Each loads either
+/// `Err`, or `Ok` with a value that saves and loads back to itself (so it passed every
+/// check loading makes, and saving refuses nothing it holds); never a panic.
+///
+/// The case count is small for CI (32 per type); `TIMESTEP_FUZZ_CASES=100000 cargo test
+/// --features serde --test timestep nothing_silent::serde_fuzz` runs longer.
+#[cfg(feature = "serde")]
+mod serde_fuzz {
+    use glam::{DVec3, Vec3};
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use serde::de::DeserializeOwned;
+    use serde_json::{Value, json};
+    use std::fmt::Debug;
+    use timestep::control::Controller;
+    use timestep::rigid::{DRigidBody, Inertia, OrientationUpdate, RigidBody, Splitting};
+    use timestep::{
+        BackwardEuler, Derivative, FixedTimestep, ImplicitMidpoint, Method, MethodKind, Newmark,
+        NoVelocity, Particle, Radau5, Rk4, Rodas4, Ros3p, Rosenbrock, Structure, Trapezoid,
+    };
+
+    fn cases() -> u32 {
+        std::env::var("TIMESTEP_FUZZ_CASES")
+            .ok()
+            .and_then(|cases| cases.parse().ok())
+            .unwrap_or(32)
+    }
+
+    /// Values a hostile document puts anywhere.
+    fn hostile(seed: u64) -> Value {
+        let values = [
+            json!(0.0),
+            json!(-0.0),
+            json!(-1.0),
+            json!(1),
+            json!(0),
+            json!(1e-310),
+            json!(1e-45),
+            json!(1e308),
+            json!(-1e308),
+            json!(1e39),
+            json!(3.4e38),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(0.5),
+            json!("rk4"),
+            json!("banded"),
+            json!(""),
+            Value::Null,
+            json!(true),
+            json!([]),
+            json!({}),
+            json!([1.0, 2.0, 3.0]),
+            json!([1.0, 0.0, 0.0, 0.0]),
+            json!({"lower": 1, "upper": 1}),
+            json!({"banded": {"lower": 0, "upper": u64::MAX}}),
+            json!({"rk4": {"unknown": 1}}),
+            json!({"backward-euler": {}}),
+            json!({"radau5": {"tolerance": 0.0, "max_iterations": 7}}),
+        ];
+        values[(seed % values.len() as u64) as usize].clone()
+    }
+
+    /// Every place in `value`, as the path of keys and indices to it.
+    fn places(value: &Value, path: &mut Vec<Value>, out: &mut Vec<Vec<Value>>) {
+        out.push(path.clone());
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    path.push(json!(key));
+                    places(inner, path, out);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (index, inner) in items.iter().enumerate() {
+                    path.push(json!(index));
+                    places(inner, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn at<'v>(value: &'v mut Value, path: &[Value]) -> &'v mut Value {
+        path.iter().fold(value, |value, key| match key {
+            Value::String(key) => &mut value[key.as_str()],
+            Value::Number(index) => &mut value[index.as_u64().unwrap() as usize],
+            _ => unreachable!(),
+        })
+    }
+
+    /// Applies one mutation, chosen by `what`, at the place chosen by `where_`.
+    fn mutate(document: &mut Value, where_: u64, what: u64) {
+        let mut all = Vec::new();
+        places(document, &mut Vec::new(), &mut all);
+        let path = &all[(where_ % all.len() as u64) as usize];
+        match what % 4 {
+            // Remove a field (or an array item), or the value itself.
+            0 => match path.split_last() {
+                Some((Value::String(key), parent)) => {
+                    at(document, parent).as_object_mut().unwrap().remove(key);
+                }
+                Some((Value::Number(index), parent)) => {
+                    at(document, parent)
+                        .as_array_mut()
+                        .unwrap()
+                        .remove(index.as_u64().unwrap() as usize);
+                }
+                _ => *document = hostile(what / 4),
+            },
+            // Add an unknown field to an object.
+            1 => {
+                if let Value::Object(map) = at(document, path) {
+                    map.insert("unknown".into(), hostile(what / 4));
+                } else {
+                    *at(document, path) = hostile(what / 4);
+                }
+            }
+            // Scale a number by a hostile factor, or replace the value.
+            2 => {
+                let place = at(document, path);
+                match place.as_f64() {
+                    Some(x) => {
+                        let factors = [0.0, -1.0, 1e300, 1e-300, 1e30, 1e-30, 1.0 + 1e-7];
+                        let factor = factors[(what / 4 % factors.len() as u64) as usize];
+                        *place = json!(x * factor);
+                    }
+                    None => *place = hostile(what / 4),
+                }
+            }
+            _ => *at(document, path) = hostile(what / 4),
+        }
+    }
+
+    fn check<T>(valid: &T, mutations: &[(u64, u64)]) -> Result<(), TestCaseError>
+    where
+        T: Serialize + DeserializeOwned + PartialEq + Debug,
+    {
+        let mut document = serde_json::to_value(valid).unwrap();
+        for &(where_, what) in mutations {
+            mutate(&mut document, where_, what);
+        }
+        let text = serde_json::to_string(&document).unwrap();
+        if let Ok(loaded) = serde_json::from_str::<T>(&text) {
+            let saved = serde_json::to_string(&loaded);
+            prop_assert!(
+                saved.is_ok(),
+                "{text} loaded as {loaded:?}, which does not save"
+            );
+            let again = serde_json::from_str::<T>(&saved.unwrap());
+            prop_assert!(
+                again.is_ok(),
+                "{text} loaded as {loaded:?}, which does not load back"
+            );
+            prop_assert_eq!(again.unwrap(), loaded, "{}", text);
+        }
+        Ok(())
+    }
+
+    fn mutations() -> impl Strategy<Value = Vec<(u64, u64)>> {
+        prop::collection::vec((any::<u64>(), any::<u64>()), 1..4)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+        #[test]
+        fn states_load_valid_or_refused(mutations in mutations()) {
+            let mut particle = Particle::new(2.0, 1.0, 3.0);
+            particle.set_momentum(5.0);
+            check(&particle, &mutations)?;
+            check(&Particle::new(1e20_f32, 1.0_f32, 1e-10), &mutations)?;
+            check(&Particle::new(3.0, DVec3::new(1.0, 2.0, 3.0), DVec3::X), &mutations)?;
+            check(&Particle::new(3.0_f32, Vec3::ONE, Vec3::Y), &mutations)?;
+            check(&Derivative::new(1.0_f64, 2.0_f64), &mutations)?;
+            check(&NoVelocity::<f64>::default(), &mutations)?;
+            let mut body = DRigidBody::new(2.0, Inertia::cuboid(2.0, 1.0, 2.0, 3.0));
+            body.set_angular_momentum(DVec3::new(1.0, -2.0, 0.5));
+            body.set_momentum(DVec3::new(0.0, 4.0, 0.0));
+            check(&body, &mutations)?;
+            check(&RigidBody::new(1.0, Inertia::cube(1.0, 1.0)), &mutations)?;
+            check(&Inertia::cuboid(2.0, 1.0, 2.0, 3.0), &mutations)?;
+            check(&OrientationUpdate::Exponential, &mutations)?;
+        }
+
+        #[test]
+        fn methods_and_settings_load_valid_or_refused(mutations in mutations()) {
+            for method in MethodKind::all() {
+                check(&method, &mutations)?;
+            }
+            let banded = Structure::Banded { lower: 1, upper: 2 };
+            check(&MethodKind::BackwardEuler(BackwardEuler::new().with_tolerance(1e-9)), &mutations)?;
+            check(&MethodKind::Newmark(Newmark::linear_acceleration()), &mutations)?;
+            check(&MethodKind::Radau5(Radau5::new().with_structure(banded)), &mutations)?;
+            check(&"rk4".parse::<Method<f64>>().unwrap(), &mutations)?;
+            check(&BackwardEuler::new().with_structure(banded).with_max_iterations(3), &mutations)?;
+            check(&Trapezoid::new().with_linear_forces(), &mutations)?;
+            check(&ImplicitMidpoint::new().with_tolerance(1e-6), &mutations)?;
+            check(&Newmark::new(), &mutations)?;
+            check(&Radau5::new().with_tolerance(1e-4), &mutations)?;
+            check(&Rodas4.with_structure(banded).assume_autonomous(), &mutations)?;
+            check(&Ros3p.with_structure(banded), &mutations)?;
+            check(&Rosenbrock::new(&Rodas4::TABLEAU), &mutations)?;
+            check(&Rk4, &mutations)?;
+            check(&Splitting, &mutations)?;
+            check(&banded, &mutations)?;
+            check(&Controller::default(), &mutations)?;
+            let mut clock = FixedTimestep::new(0.25);
+            clock.advance(0.6).unwrap();
+            check(&clock, &mutations)?;
+        }
+    }
+}
