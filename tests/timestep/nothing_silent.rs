@@ -1516,3 +1516,50 @@ mod serde_fuzz {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Round two: events inside a step
+// ---------------------------------------------------------------------------------------
+
+/// The `Event` docs' ball (dropped from 10 m, restitution 0.9) run to t = 10 instead of 3:
+/// it fell through the floor, `Ok` with one bounce of four found and the ball 252 m below.
+/// After the first bounce the step grew tenfold and spanned a whole flight, up and back
+/// down through the floor: the event function was negative (or zero) at both of the
+/// step's ends and its sign change went unseen. The closed form: the first bounce at
+/// `t₁ = √(2h/g)` with speed `v₁ = g t₁`, each flight after bounce `k` lasting
+/// `2 eᵏ v₁ / g`; four bounces before t = 10. Every method with error control finds all
+/// four, and no state the run passes through is below the floor.
+#[test]
+fn a_bouncing_ball_bounces_every_time_and_never_falls_through() {
+    use timestep::adaptive::{Direction, Event};
+    use timestep::{Adaptive, AdaptiveKind, Tolerances};
+    let (g, height, restitution): (f64, f64, f64) = (9.81, 10.0, 0.9);
+    let first = (2.0 * height / g).sqrt();
+    let mut exact = vec![first];
+    let mut speed = g * first;
+    while exact.len() < 5 {
+        speed *= restitution;
+        exact.push(exact.last().unwrap() + 2.0 * speed / g);
+    }
+    assert!(exact[3] < 10.0 && exact[4] > 10.0);
+    let gravity = |y: &[f64; 2], _t: f64| [y[1], -g];
+    for kind in AdaptiveKind::all() {
+        let ground = Event::new(|y: &[f64; 2], _t: f64| y[0])
+            .direction(Direction::Falling)
+            .action(move |y: &mut [f64; 2], _t: f64| y[1] = -restitution * y[1]);
+        let solution = Adaptive::new(kind)
+            .with_tolerances(Tolerances::new(1e-10, 1e-10))
+            .integrate(&gravity, [height, 0.0], 0.0, 10.0)
+            .events(ground)
+            .solve()
+            .unwrap_or_else(|error| panic!("{kind}: {error}"));
+        let bounces: Vec<f64> = solution.events.iter().map(|fired| fired.t).collect();
+        assert_eq!(bounces.len(), 4, "{kind}: bounces at {bounces:?}");
+        for (found, expected) in bounces.iter().zip(&exact) {
+            assert!((found - expected).abs() < 1e-6, "{kind}: {bounces:?}");
+        }
+        for (t, state) in solution.times.iter().zip(&solution.states) {
+            assert!(state[0] > -1e-6, "{kind}: at t = {t}, y = {}", state[0]);
+        }
+    }
+}
