@@ -1563,3 +1563,60 @@ fn a_bouncing_ball_bounces_every_time_and_never_falls_through() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Round two: well-conditioned stiff steps are taken
+// ---------------------------------------------------------------------------------------
+
+/// Backward Euler on `y' = −k (y − cos t)`, `k = 10¹⁶`, `dt = 0.01`: each step's answer
+/// `y₁ = (y₀ + dt k cos t₁) / (1 + dt k)` is perfectly conditioned, but the second step was
+/// refused as "too long for the state's precision": the rounding bound took each residual
+/// row's rounding (`64 ε k |y|` ≈ 10³) as the rate's, ignoring the damping of
+/// `(1 + dt k)⁻¹` = 10⁻¹⁴. Ten steps, each the closed form to the Newton tolerance, for
+/// backward Euler, the trapezoidal rule (whose answer is
+/// `(y₀ (1 − dt k/2) + dt k (cos t₀ + cos t₁)/2) / (1 + dt k/2)`) and a 3-unknown system
+/// of such rows coupled weakly (still diagonally dominant).
+#[test]
+fn a_well_conditioned_stiff_step_is_taken() {
+    use approx::assert_relative_eq;
+    use timestep::{BackwardEuler, Stepper, Trapezoid};
+    let k = 1e16;
+    let forces = move |y: &f64, t: f64| -k * (y - t.cos());
+    let dt = 0.01;
+    let (mut euler, mut trapezoid) = (0.5, 0.5);
+    let mut euler_stepper = Stepper::new(BackwardEuler::new());
+    let mut trapezoid_stepper = Stepper::new(Trapezoid::new());
+    for i in 0..10 {
+        let t = i as f64 * dt;
+        let exact = (euler + dt * k * (t + dt).cos()) / (1.0 + dt * k);
+        euler_stepper
+            .step(&mut euler, &forces, t, dt)
+            .unwrap_or_else(|error| panic!("backward Euler, step {i}: {error}"));
+        // To the Newton tolerance, ε^(2/3) relative to the rate (about 50 here).
+        assert_relative_eq!(euler, exact, max_relative = 1e-9);
+        let h = 0.5 * dt * k;
+        let exact = (trapezoid * (1.0 - h) + h * (t.cos() + (t + dt).cos())) / (1.0 + h);
+        trapezoid_stepper
+            .step(&mut trapezoid, &forces, t, dt)
+            .unwrap_or_else(|error| panic!("trapezoid, step {i}: {error}"));
+        assert_relative_eq!(trapezoid, exact, max_relative = 1e-9, epsilon = 1e-9);
+    }
+    assert_relative_eq!(euler, 0.1_f64.cos(), max_relative = 1e-9);
+    // Three such rows, each pulled a thousandth as hard towards its neighbours.
+    let coupled = move |y: &Vec<f64>, t: f64| {
+        (0..3)
+            .map(|i| -k * (y[i] - t.cos()) + 1e-3 * k * (y[(i + 1) % 3] - y[i]))
+            .collect::<Vec<f64>>()
+    };
+    let mut y = vec![0.5, 0.0, -0.5];
+    let mut stepper = Stepper::new(BackwardEuler::new());
+    for i in 0..10 {
+        stepper
+            .step(&mut y, &coupled, i as f64 * dt, dt)
+            .unwrap_or_else(|error| panic!("coupled, step {i}: {error}"));
+    }
+    // Pulled to cos t within 10⁻¹⁴ after the first step; the Newton tolerance remains.
+    for y in y {
+        assert_relative_eq!(y, 0.1_f64.cos(), max_relative = 1e-9);
+    }
+}
