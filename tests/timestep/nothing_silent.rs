@@ -1159,6 +1159,23 @@ mod serde_round_two {
         assert_eq!(serde_json::from_str::<Particle<f32>>(&json).unwrap(), fine);
     }
 
+    /// The iteration limit of a loaded method is the builder's: `usize::MAX` from JSON
+    /// diverges and stops as it does when built (it ran forever).
+    #[test]
+    fn a_loaded_newton_that_cannot_converge_stops() {
+        use timestep::{Integrator, Method, StepError};
+        let json = format!(
+            r#"{{"backward-euler":{{"tolerance":null,"max_iterations":{},"structure":"dense","linear_forces":false}}}}"#,
+            usize::MAX
+        );
+        let mut method: Method<f64> = serde_json::from_str(&json).unwrap();
+        let mut y = 1e-3;
+        let jump = |y: &f64, _t: f64| -1e6 * y.signum();
+        let error = method.step(&mut y, &jump, 0.0, 0.01).unwrap_err();
+        assert!(matches!(error, StepError::Diverged { .. }), "{error:?}");
+        assert_eq!(y, 1e-3);
+    }
+
     /// A Rosenbrock method could not be saved with its band (or its autonomy) at all: it
     /// is saved with its settings and loads with the same, its stage count checked.
     #[test]
