@@ -63,18 +63,21 @@ impl DampedOscillator {
 
     /// The frequency of the damped oscillation `√(k/m − (b/2m)²)`, or `None` when the
     /// motion does not oscillate (critically damped, overdamped, or `k ≤ 0`).
+    #[must_use]
     pub fn damped_frequency(&self) -> Option<f64> {
         let discriminant = self.discriminant();
         (discriminant < 0.0).then(|| Float::sqrt(-discriminant))
     }
 
     /// The position at time `t`.
+    #[must_use]
     pub fn position(&self, t: f64) -> f64 {
         let (c, s) = self.basis(t);
         self.x0 * c + (self.v0 + self.decay_rate() * self.x0) * s
     }
 
     /// The velocity at time `t`.
+    #[must_use]
     pub fn velocity(&self, t: f64) -> f64 {
         let (c, s) = self.basis(t);
         let gamma = self.decay_rate();
@@ -92,6 +95,7 @@ impl DampedOscillator {
     /// assert_eq!(spring.energy(1.0, 0.0), 4.0);
     /// assert_eq!(spring.energy(0.0, 2.0), 4.0);
     /// ```
+    #[must_use]
     pub fn energy(&self, x: f64, v: f64) -> f64 {
         0.5 * self.mass * v * v + 0.5 * self.stiffness * x * x
     }

@@ -36,6 +36,14 @@ pub enum StepError {
         /// The time step given.
         dt: f64,
     },
+    /// `t` and `dt` are finite, but the step's end `t + dt` overflows the state's
+    /// precision: the forces would be evaluated at `t = ∞`.
+    EndTimeOverflow {
+        /// The time given.
+        t: f64,
+        /// The time step given.
+        dt: f64,
+    },
     /// A run from `t0` to `t1` was asked for with `dt = 0`, or with `dt` pointing away from
     /// `t1`.
     TimeStepDirection {
@@ -64,12 +72,26 @@ pub enum StepError {
         /// `ω · dt`, in radians).
         value: f64,
     },
-    /// An implicit method's Newton iteration did not reach its tolerance.
+    /// An implicit method's Newton iteration did not reach its tolerance in the iterations
+    /// allowed, or was predicted not to from its contraction rate (it converges, too
+    /// slowly); one that diverges is [`StepError::Diverged`].
     NotConverged {
         /// Iterations made.
         iterations: usize,
         /// Size (∞-norm) of the last Newton correction, relative to `1 + |derivative|`.
         correction: f64,
+    },
+    /// An implicit method's Newton iteration diverges, so more iterations would not help,
+    /// however many are allowed: with iteration matrices made in this step, four
+    /// iterations in a row brought no correction smaller than the smallest so far (the
+    /// one-stage methods), or the contraction rate `θ` reached 0.99 (Radau5, as in
+    /// radau5.f) or 1 with the last Jacobian it may take (Radau5 at a fixed step).
+    Diverged {
+        /// Iterations made.
+        iterations: usize,
+        /// The contraction rate estimate `θ` that gave up: for the one-stage methods the
+        /// last correction over the smallest (in the iteration's scaled norm).
+        contraction: f64,
     },
     /// An implicit method's Newton iteration met a singular Jacobian (a zero pivot).
     SingularJacobian,
@@ -114,6 +136,12 @@ impl fmt::Display for StepError {
                 Number(t),
                 Number(dt)
             ),
+            StepError::EndTimeOverflow { t, dt } => write!(
+                f,
+                "the step's end time t + dt overflows the precision (t = {}, dt = {}): the forces would see t = inf",
+                Number(t),
+                Number(dt)
+            ),
             StepError::TimeStepDirection { span, dt } => write!(
                 f,
                 "time step dt = {} cannot cover the span {}: it must be non-zero and have the span's sign",
@@ -139,6 +167,13 @@ impl fmt::Display for StepError {
             } => write!(
                 f,
                 "the implicit solve did not converge in {iterations} Newton iterations (last relative correction {correction:e}); try a smaller dt or a looser tolerance"
+            ),
+            StepError::Diverged {
+                iterations,
+                contraction,
+            } => write!(
+                f,
+                "the implicit solve diverged after {iterations} Newton iterations (contraction rate {contraction:e}, not below 1): more iterations would not help; try a smaller dt, or check the forces for discontinuities"
             ),
             StepError::SingularJacobian => write!(
                 f,

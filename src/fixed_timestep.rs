@@ -545,6 +545,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert!((clock.alpha() - 0.5).abs() < 1e-5);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn alpha(&self) -> S {
         let alpha = S::from_f64(self.accumulator / self.dt_seconds);
         let below_one = S::one() - S::epsilon() / (S::one() + S::one());
@@ -558,6 +559,7 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// assert_eq!(FixedTimestep::new(0.5_f32).dt(), 0.5);
     /// ```
+    #[must_use]
     pub fn dt(&self) -> S {
         self.dt
     }
@@ -569,6 +571,7 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// assert_eq!(FixedTimestep::new(0.01).max_frame_time(), 0.25);
     /// ```
+    #[must_use]
     pub fn max_frame_time(&self) -> f64 {
         self.max_frame_time
     }
@@ -580,6 +583,7 @@ impl<S: Scalar> FixedTimestep<S> {
     ///
     /// assert_eq!(FixedTimestep::new(1.0 / 60.0).max_steps(), 15);
     /// ```
+    #[must_use]
     pub fn max_steps(&self) -> u32 {
         self.max_steps
     }
@@ -595,6 +599,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(clock.alpha(), 0.5);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn accumulator(&self) -> f64 {
         self.accumulator
     }
@@ -610,6 +615,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!(clock.steps_taken(), 4);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn steps_taken(&self) -> u64 {
         self.steps_taken
     }
@@ -626,17 +632,20 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert_eq!((clock.dropped_time(), clock.frames_over_budget()), (0.375, 2));
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn dropped_time(&self) -> f64 {
         self.dropped_time
     }
 
     /// The number of frames, since the clock was made or [`reset`](Self::reset), that
     /// could not simulate all their time within the budget (time dropped, or carried).
+    #[must_use]
     pub fn frames_over_budget(&self) -> u64 {
         self.frames_over_budget
     }
 
     /// The policy for time beyond the frame budget.
+    #[must_use]
     pub fn overrun(&self) -> Overrun {
         self.overrun
     }
@@ -644,6 +653,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// Seconds of real time carried to later frames: how far the simulation is behind
     /// beyond the fraction of a step `α` draws (`accumulator − α · dt`, in whole steps).
     /// Always 0 when time beyond the budget is [dropped](Overrun::Drop).
+    #[must_use]
     pub fn behind(&self) -> f64 {
         if self.accumulator < self.dt_seconds {
             0.0
@@ -664,6 +674,7 @@ impl<S: Scalar> FixedTimestep<S> {
     /// assert!((clock.alpha() - 0.2).abs() < 1e-12);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn time(&self) -> f64 {
         self.steps_taken as f64 * self.dt_seconds
     }
@@ -761,6 +772,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(clock.advance(0.125)?.steps(), 1);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn steps(&self) -> u32 {
         self.steps
     }
@@ -775,6 +787,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(clock.advance(0.125)?.alpha(), 0.25);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn alpha(&self) -> S {
         self.alpha
     }
@@ -788,6 +801,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(frame.dt(), 0.01_f32);
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn dt(&self) -> S {
         self.dt
     }
@@ -803,6 +817,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!((frame.steps(), frame.dropped_time()), (16, 0.75));
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn dropped_time(&self) -> f64 {
         self.dropped_time
     }
@@ -810,6 +825,7 @@ impl<S: Scalar> Frame<S> {
     /// Seconds of real time carried to later frames after this one
     /// ([`FixedTimestep::behind`]; 0 unless time beyond the budget is
     /// [carried](Overrun::Carry)).
+    #[must_use]
     pub fn behind(&self) -> f64 {
         self.behind
     }
@@ -832,6 +848,7 @@ impl<S: Scalar> Frame<S> {
     /// assert_eq!(t_end, clock.time());
     /// # Ok::<(), timestep::FixedTimestepError>(())
     /// ```
+    #[must_use]
     pub fn times(&self) -> impl ExactSizeIterator<Item = S> + DoubleEndedIterator + use<S> {
         let (first, dt) = (self.first_step, self.dt_seconds);
         (0..self.steps).map(move |i| S::from_f64((first + u64::from(i)) as f64 * dt))

@@ -61,11 +61,22 @@ use num_traits::{One, Zero};
 /// // ...and so it is when the quarter turn is written as its negative.
 /// assert!(Quat::IDENTITY.interpolate(&-quarter, 0.5).abs_diff_eq(eighth, 1e-6));
 /// ```
+///
+/// The blend is the whole point of the call, so dropping it is a warning (`#[must_use]`):
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// use timestep::Interpolate;
+///
+/// let (previous, current) = (1.0_f64, 3.0);
+/// previous.interpolate(&current, 0.5); // refused: the blend is lost
+/// ```
 pub trait Interpolate {
     /// The type of the blend factor `α`: the scalar the value is made of.
     type Scalar: Scalar;
 
     /// `self` blended towards `other` by `alpha`: `self` at 0, `other` at 1.
+    #[must_use]
     fn interpolate(&self, other: &Self, alpha: Self::Scalar) -> Self;
 }
 
@@ -285,6 +296,7 @@ pub trait InterpolateMotion: Interpolate {
     ///   backwards in time). `dt = 0` says the two are at the same instant: the velocity
     ///   terms vanish, the position is blended by `h₀₀` and `h₀₁` (still exact at both
     ///   ends) and the momentum linearly.
+    #[must_use]
     fn hermite(&self, other: &Self, alpha: Self::Scalar, dt: Self::Scalar) -> Self;
 
     /// `self` moved on for `alpha · dt` at its current velocity (and, for a rigid body, its
@@ -296,6 +308,7 @@ pub trait InterpolateMotion: Interpolate {
     /// `alpha`, `0 ≤ α < 1`, and `dt`). A negative `alpha` moves the state back along the
     /// same line; a `NaN` or infinite `alpha` gives non-finite coordinates; `alpha = 0` or
     /// `dt = 0` returns `self` unchanged.
+    #[must_use]
     fn extrapolate(&self, alpha: Self::Scalar, dt: Self::Scalar) -> Self;
 }
 

@@ -392,7 +392,8 @@
 //! - glam's naming for precision: `Particle<Vec3>` is `f32`, `Particle<DVec3>` is `f64`.
 //! - Time `t` and step `dt` have the state's precision. `dt = 0` leaves a state
 //!   untouched, a negative `dt` integrates backwards, and a non-finite `t` or `dt` is
-//!   refused with [`StepError::NonFiniteTime`]. Masses must be finite and positive
+//!   refused with [`StepError::NonFiniteTime`], as is an end time `t + dt` that
+//!   overflows ([`StepError::EndTimeOverflow`]). Masses must be finite and positive
 //!   ([`MassError`]). [`FixedTimestep`] keeps its clock in `f64` whatever the state's
 //!   precision, and refuses negative and non-finite frame times
 //!   ([`FixedTimestepError`]).
@@ -408,7 +409,7 @@
 //!   body has, or whose inverse or trace overflows ([`rigid::InertiaError`]); an
 //!   orientation that is zero or not finite (any other quaternion, however large or small
 //!   its coordinates, is normalized);
-//! - steps: a non-finite `t` or `dt`; a [`Trajectory`] of more than
+//! - steps: a non-finite `t`, `dt` or `t + dt`; a [`Trajectory`] of more than
 //!   [`Trajectory::MAX_STEPS`] steps ([`StepError::TooManySteps`]); a [`FixedTimestep`]
 //!   whose frames could run more than [`FixedTimestep::MAX_STEPS_PER_FRAME`] steps;
 //! - with `serde`, everything the constructors refuse, unknown fields, and non-finite

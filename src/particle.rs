@@ -140,6 +140,7 @@ impl<V: VectorSpace> Particle<V> {
 
     /// The position.
     #[inline]
+    #[must_use]
     pub fn position(&self) -> V {
         self.position
     }
@@ -147,24 +148,28 @@ impl<V: VectorSpace> Particle<V> {
     /// The velocity `v = p / m` (the same as [`State::velocity`], without needing the
     /// trait in scope).
     #[inline]
+    #[must_use]
     pub fn velocity(&self) -> V {
         self.velocity
     }
 
     /// The momentum `p = m v`.
     #[inline]
+    #[must_use]
     pub fn momentum(&self) -> V {
         self.momentum
     }
 
     /// The mass.
     #[inline]
+    #[must_use]
     pub fn mass(&self) -> V::Scalar {
         self.mass
     }
 
     /// The inverse mass `1 / m`.
     #[inline]
+    #[must_use]
     pub fn inverse_mass(&self) -> V::Scalar {
         self.inverse_mass
     }
@@ -253,6 +258,7 @@ impl<V: VectorSpace> Particle<V> {
     ///
     /// assert_eq!(Particle::new(2.0, Vec2::ZERO, Vec2::new(3.0, 4.0)).kinetic_energy(), 25.0);
     /// ```
+    #[must_use]
     pub fn kinetic_energy(&self) -> V::Scalar {
         let squared = (0..V::DIM)
             .map(|i| self.velocity.component(i))
@@ -481,8 +487,12 @@ mod serde_impl {
             }
             let mut particle = Particle::try_new(data.mass, data.position, V::zero())
                 .map_err(InvalidParticle::Mass)?;
-            particle.momentum = data.momentum;
-            let expected = data.momentum.scale(particle.inverse_mass);
+            // Through the setter, so that loading refuses what it refuses (a velocity
+            // `p / m` that overflows or underflows).
+            particle
+                .try_set_momentum(data.momentum)
+                .map_err(InvalidParticle::Mass)?;
+            let expected = particle.velocity;
             let tolerance = V::Scalar::from_f64(8.0) * V::Scalar::epsilon();
             let agrees = (0..V::DIM).all(|i| {
                 let (v, e) = (data.velocity.component(i), expected.component(i));

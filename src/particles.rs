@@ -1,5 +1,6 @@
 //! [`Particles`]: many point masses whose forces are computed together.
 
+use crate::particle::check_momentum;
 use crate::{DerivativeOf, MassError, Particle, Scalar, State, Vector, VectorSpace};
 // Shared constants: `Arc` where the target has pointer atomics (so that `Particles` is
 // `Send` for rayon), `Rc` on the few `no_std` targets without them (thumbv6m), which
@@ -101,7 +102,8 @@ pub enum ParticlesError {
         /// Velocities given.
         velocities: usize,
     },
-    /// The mass of body `index` was refused.
+    /// The mass of body `index` was refused, or its momentum `m·v`
+    /// ([`MassError::MomentumOutOfRange`]).
     Mass {
         /// The body.
         index: usize,
@@ -134,7 +136,7 @@ impl<V: VectorSpace> Particles<V> {
     /// # Panics
     ///
     /// If the lengths differ, or a mass is zero, negative, infinite, `NaN` or too small to
-    /// invert; the message says which body. [`try_new`](Particles::try_new) returns the
+    /// invert, or a momentum `m·v` overflows or underflows; the message says which body. [`try_new`](Particles::try_new) returns the
     /// error instead.
     #[track_caller]
     #[must_use]
@@ -145,8 +147,11 @@ impl<V: VectorSpace> Particles<V> {
         }
     }
 
-    /// Bodies of `masses` at `positions` moving at `velocities`, or why they were refused.
-    /// No bodies at all is allowed (a step then does nothing).
+    /// Bodies of `masses` at `positions` moving at `velocities`, or why they were refused:
+    /// the checks of [`Particle::try_new`] for each body (a mass that is zero, negative,
+    /// not finite or too small to invert; a momentum `m·v` that overflows or underflows,
+    /// [`MassError::MomentumOutOfRange`]), and lengths that differ. No bodies at all is
+    /// allowed (a step then does nothing).
     ///
     /// ```
     /// use timestep::{MassError, Particles, ParticlesError};
@@ -180,8 +185,13 @@ impl<V: VectorSpace> Particles<V> {
         let momenta = velocities
             .iter()
             .zip(&masses)
-            .map(|(v, &m)| v.scale(m))
-            .collect();
+            .enumerate()
+            .map(|(index, (&v, &m))| {
+                let p = v.scale(m);
+                check_momentum(m, v, p).map_err(|error| ParticlesError::Mass { index, error })?;
+                Ok(p)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Particles {
             positions,
             momenta,
@@ -201,6 +211,7 @@ impl<V: VectorSpace> Particles<V> {
     /// assert_eq!(many.len(), 2);
     /// assert_eq!(many.particle(0), one[0]);
     /// ```
+    #[must_use]
     pub fn from_particles(particles: &[Particle<V>]) -> Self {
         Particles {
             positions: particles.iter().map(Particle::position).collect(),
@@ -274,11 +285,13 @@ impl<V: VectorSpace> Particles<V> {
     }
 
     /// The number of bodies.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.positions.len()
     }
 
     /// Whether there are no bodies.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }
@@ -289,6 +302,7 @@ impl<V: VectorSpace> Particles<V> {
     ///
     /// If `index >= self.len()`.
     #[track_caller]
+    #[must_use]
     pub fn particle(&self, index: usize) -> Particle<V> {
         Particle::from_parts(
             self.masses[index],
@@ -300,26 +314,31 @@ impl<V: VectorSpace> Particles<V> {
     }
 
     /// The positions.
+    #[must_use]
     pub fn positions(&self) -> &[V] {
         &self.positions
     }
 
     /// The momenta `pᵢ = mᵢ vᵢ`.
+    #[must_use]
     pub fn momenta(&self) -> &[V] {
         &self.momenta
     }
 
     /// The velocities.
+    #[must_use]
     pub fn velocities(&self) -> &[V] {
         &self.velocities
     }
 
     /// The masses.
+    #[must_use]
     pub fn masses(&self) -> &[V::Scalar] {
         &self.masses
     }
 
     /// The inverse masses `1 / mᵢ`.
+    #[must_use]
     pub fn inverse_masses(&self) -> &[V::Scalar] {
         &self.inverse_masses
     }
@@ -338,19 +357,51 @@ impl<V: VectorSpace> Particles<V> {
     ///
     /// # Panics
     ///
-    /// If `index >= self.len()`.
+    /// If `index >= self.len()`, or when
+    /// [`try_set_velocity`](Particles::try_set_velocity) refuses the velocity, with its
+    /// message.
     #[track_caller]
     pub fn set_velocity(&mut self, index: usize, velocity: V) {
-        self.momenta[index] = velocity.scale(self.masses[index]);
+        if let Err(error) = self.try_set_velocity(index, velocity) {
+            panic!("Particles::set_velocity: {error}");
+        }
+    }
+
+    /// Sets the velocity (and so the momentum `m·v`) of body `index`, or
+    /// [`MassError::MomentumOutOfRange`] (in [`ParticlesError::Mass`]) if the momentum of a
+    /// finite coordinate overflows or underflows, as
+    /// [`Particle::try_set_velocity`] refuses it; the bodies are then unchanged.
+    ///
+    /// ```
+    /// use timestep::Particles;
+    ///
+    /// let mut heavy = Particles::new(vec![f64::MAX], vec![0.0], vec![0.0]);
+    /// assert!(heavy.try_set_velocity(0, 2.0).is_err()); // 3.6·10³⁰⁸ kg·m/s
+    /// assert!(heavy.try_set_velocity(0, 0.5).is_ok());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `index >= self.len()`.
+    #[track_caller]
+    pub fn try_set_velocity(&mut self, index: usize, velocity: V) -> Result<(), ParticlesError> {
+        let mass = self.masses[index];
+        let momentum = velocity.scale(mass);
+        check_momentum(mass, velocity, momentum)
+            .map_err(|error| ParticlesError::Mass { index, error })?;
+        self.momenta[index] = momentum;
         self.velocities[index] = velocity;
+        Ok(())
     }
 
     /// The total momentum `Σ pᵢ`.
+    #[must_use]
     pub fn total_momentum(&self) -> V {
         self.momenta.iter().fold(V::zero(), |sum, &p| sum.add(p))
     }
 
     /// The total kinetic energy `Σ ½ mᵢ vᵢ²`.
+    #[must_use]
     pub fn kinetic_energy(&self) -> V::Scalar {
         let half = V::Scalar::from_f64(0.5);
         self.velocities
@@ -490,7 +541,7 @@ impl<V: VectorSpace> State for Particles<V> {
         dt: V::Scalar,
         probe: &mut Self,
     ) {
-        forces.force_into(self, t, &mut out.force);
+        crate::state::force_into(forces, self, t, &mut out.force);
         let n = self.len();
         assert!(
             out.velocity.len() == n && out.force.len() == n,
@@ -565,7 +616,7 @@ impl<V: VectorSpace> State for Particles<V> {
         t: V::Scalar,
         out: &mut DerivativeOf<Self>,
     ) {
-        forces.force_into(self, t, &mut out.force);
+        crate::state::force_into(forces, self, t, &mut out.force);
         assert_eq!(
             out.velocity.len(),
             self.len(),

@@ -25,9 +25,11 @@ pub trait Scalar:
     Float + FloatConst + Default + Debug + Display + Send + Sync + 'static + Functions
 {
     /// Converts an `f64`, rounding to nearest when `Self` is narrower.
+    #[must_use]
     fn from_f64(value: f64) -> Self;
 
     /// Widens to `f64`, exactly.
+    #[must_use]
     fn to_f64(self) -> f64;
 }
 

@@ -166,6 +166,7 @@ pub trait State: Clone {
     type Force: Vector<Scalar = Self::Scalar>;
 
     /// The current rate of the positions (a secondary quantity, never stale).
+    #[must_use]
     fn velocity(&self) -> Self::Velocity;
 
     /// Advances the positions by `velocity · dt`, then restores the state's invariants.
@@ -325,6 +326,7 @@ pub trait State: Clone {
     /// fixed-size [`Vector`]s.
     #[doc(hidden)]
     #[inline(always)]
+    #[must_use]
     fn splits_probes() -> bool {
         false
     }
@@ -375,6 +377,7 @@ pub trait State: Clone {
     ///
     /// The default panics, with a message saying so, for a force type sized at run time.
     #[track_caller]
+    #[must_use]
     fn zero_force(&self) -> Self::Force {
         match Self::Force::fixed_zero() {
             Some(zero) => zero,
@@ -385,6 +388,7 @@ pub trait State: Clone {
     /// A zero rate `(velocity, force)` of the right size for this state: the buffer an
     /// integrator keeps each stage value in. Made once per workspace, not per step.
     #[track_caller]
+    #[must_use]
     fn zero_rate(&self) -> DerivativeOf<Self> {
         Derivative::new(self.velocity().zero_like(), self.zero_force())
     }
@@ -395,6 +399,7 @@ pub trait State: Clone {
     /// [`zero_rate`](State::zero_rate), which allocates for a state sized at run time; such states
     /// should count without allocating, as `Vec`s and [`Particles`](crate::Particles) do.
     #[inline]
+    #[must_use]
     fn rate_dim(&self) -> usize {
         self.zero_rate().dim()
     }
@@ -415,6 +420,7 @@ pub trait State: Clone {
     /// Whether the state gives its coordinates ([`coordinate`](State::coordinate),
     /// [`coordinates_into`](State::coordinates_into)); `false` by default.
     #[inline]
+    #[must_use]
     fn has_coordinates(&self) -> bool {
         false
     }
@@ -424,6 +430,7 @@ pub trait State: Clone {
     /// it is: error norms measure with it without copying the state. Zero (the default)
     /// when the state does not [say](State::has_coordinates).
     #[inline]
+    #[must_use]
     fn coordinate(&self, index: usize) -> Self::Scalar {
         let _ = index;
         <Self::Scalar as num_traits::Zero>::zero()
@@ -431,6 +438,7 @@ pub trait State: Clone {
 
     /// The rate of the whole state at time `t`: its velocity and the force `forces` gives.
     #[inline]
+    #[must_use]
     fn derivative<F: Forces<Self> + ?Sized>(
         &self,
         forces: &F,
@@ -451,7 +459,7 @@ pub trait State: Clone {
         out: &mut DerivativeOf<Self>,
     ) {
         self.velocity_into(&mut out.velocity);
-        forces.force_into(self, t, &mut out.force);
+        crate::state::force_into(forces, self, t, &mut out.force);
     }
 
     /// Writes the rate of this probe at time `t` into `out`, as
@@ -591,6 +599,7 @@ pub struct Derivative<V, F> {
 
 impl<V, F> Derivative<V, F> {
     /// Pairs a velocity with a force.
+    #[must_use]
     pub const fn new(velocity: V, force: F) -> Self {
         Derivative { velocity, force }
     }
@@ -695,6 +704,7 @@ impl<V: Vector, F: Vector<Scalar = V::Scalar>> Vector for Derivative<V, F> {
 /// ```
 pub trait Forces<S: State> {
     /// The force on `state` at time `t`.
+    #[must_use]
     fn force(&self, state: &S, t: S::Scalar) -> S::Force;
 
     /// Writes the force on `state` at time `t` into `out`, a buffer of the right size that
@@ -746,9 +756,51 @@ pub trait Forces<S: State> {
     /// forces, without passes over memory to write momenta they would not read. Forces that
     /// return `false` and read momenta anyway see stale ones, and give wrong results.
     #[inline(always)]
+    #[must_use]
     fn reads_momenta(&self) -> bool {
         true
     }
+}
+
+/// Writes the force on `state` at `t` into `out` by `forces`, as every method does: a
+/// force of a size other than the buffer's (a closure that returns a `Vec` of the wrong
+/// length, an [`InPlace`] closure that resizes `out`) panics here with its cause, instead
+/// of deep inside a step with a bare "index out of bounds", or worse, zipping buffers of
+/// different lengths into a silently shorter answer. `Forces::force_into` returns
+/// nothing, so the panic is the only way to say it.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn force_into<S: State, F: Forces<S> + ?Sized>(
+    forces: &F,
+    state: &S,
+    t: S::Scalar,
+    out: &mut S::Force,
+) {
+    let size = out.dim();
+    forces.force_into(state, t, out);
+    if out.dim() != size {
+        wrong_force_size(state, size, out.dim());
+    }
+}
+
+/// The panic of [`force_into`]: the forces' fault when what they wrote is not the state's
+/// size, the caller's when the state changed size under buffers made for it.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn wrong_force_size<S: State>(state: &S, buffer: usize, written: usize) -> ! {
+    let expected = state.zero_force().dim();
+    if written != expected {
+        panic!(
+            "the forces returned {written} components for a state of {expected}: a force \
+             needs one component per momentum coordinate of the state"
+        )
+    }
+    panic!(
+        "the state has {expected} force components but the method's buffers {buffer}: a \
+         state's size changed under buffers made for it; call `reset` on the stepper after \
+         resizing a state"
+    )
 }
 
 impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {

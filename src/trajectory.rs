@@ -47,7 +47,21 @@ use crate::error::MAX_STEPS;
 /// assert!((end.position() - (10.0 - 0.5 * 9.81)).abs() < 1e-12);
 /// # Ok::<(), timestep::StepError>(())
 /// ```
+///
+/// A trajectory is lazy, like every iterator: made and dropped, it steps nothing, so
+/// dropping one is a warning (`#[must_use]`):
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// # use timestep::{Rk4, Trajectory};
+/// # fn main() -> Result<(), timestep::StepError> {
+/// let decay = |y: &f64, _t: f64| -y;
+/// Trajectory::new(Rk4, 1.0, &decay, 0.0, 1.0, 0.1)?; // refused: nothing runs
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
+#[must_use = "a trajectory is lazy: iterate it, or call `run_to_end`"]
 pub struct Trajectory<'f, S: State, I, F: ?Sized> {
     integrator: I,
     state: S,
@@ -153,11 +167,13 @@ where
     /// assert_eq!(run.steps(), 2001);
     /// # Ok::<(), timestep::StepError>(())
     /// ```
+    #[must_use]
     pub fn steps(&self) -> usize {
         self.steps
     }
 
     /// The state as of the last sample yielded.
+    #[must_use]
     pub fn state(&self) -> &S {
         &self.state
     }

@@ -34,15 +34,18 @@ pub trait Vector: Clone + core::fmt::Debug {
     type Scalar: Scalar;
 
     /// The number of coordinates.
+    #[must_use]
     fn dim(&self) -> usize;
 
     /// A zero vector of the same size as `self`. (It may allocate; integrators call it only
     /// when they make their buffers.)
+    #[must_use]
     fn zero_like(&self) -> Self;
 
     /// The zero vector, for types whose size is fixed at compile time; `None` for types
     /// whose size is known only at run time, which must be sized from an example with
     /// [`zero_like`](Vector::zero_like).
+    #[must_use]
     fn fixed_zero() -> Option<Self> {
         None
     }
@@ -72,6 +75,7 @@ pub trait Vector: Clone + core::fmt::Debug {
     /// # Panics
     ///
     /// If `index >= self.dim()`.
+    #[must_use]
     fn component(&self, index: usize) -> Self::Scalar;
 
     /// Sets coordinate `index`.
@@ -82,6 +86,7 @@ pub trait Vector: Clone + core::fmt::Debug {
     fn set_component(&mut self, index: usize, value: Self::Scalar);
 
     /// The largest absolute coordinate (the ∞-norm); `NaN` if any coordinate is `NaN`.
+    #[must_use]
     fn max_abs(&self) -> Self::Scalar {
         let mut largest = Self::Scalar::zero();
         for i in 0..self.dim() {
@@ -95,6 +100,7 @@ pub trait Vector: Clone + core::fmt::Debug {
     }
 
     /// `true` when no coordinate is infinite or `NaN`.
+    #[must_use]
     fn is_finite(&self) -> bool {
         (0..self.dim()).all(|i| self.component(i).is_finite())
     }
@@ -113,6 +119,7 @@ pub trait Vector: Clone + core::fmt::Debug {
     /// assert_eq!(vec![DVec3::X].as_scalars(), None);
     /// ```
     #[inline]
+    #[must_use]
     fn as_scalars(&self) -> Option<&[Self::Scalar]> {
         None
     }

@@ -36,22 +36,27 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     const DIM: usize;
 
     /// The zero vector.
+    #[must_use]
     fn zero() -> Self;
 
     /// `self + other`.
+    #[must_use]
     fn add(self, other: Self) -> Self;
 
     /// `self · factor`.
+    #[must_use]
     fn scale(self, factor: Self::Scalar) -> Self;
 
     /// `self + other · factor`, the update at the heart of every integrator.
     #[inline]
+    #[must_use]
     fn add_scaled(self, other: Self, factor: Self::Scalar) -> Self {
         self.add(other.scale(factor))
     }
 
     /// `self − other`.
     #[inline]
+    #[must_use]
     fn sub(self, other: Self) -> Self {
         self.add_scaled(other, -Self::Scalar::one())
     }
@@ -61,6 +66,7 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     /// # Panics
     ///
     /// If `index >= Self::DIM`.
+    #[must_use]
     fn component(&self, index: usize) -> Self::Scalar;
 
     /// Sets coordinate `index`.
@@ -71,6 +77,7 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     fn set_component(&mut self, index: usize, value: Self::Scalar);
 
     /// The largest absolute coordinate (the ∞-norm); `NaN` if any coordinate is `NaN`.
+    #[must_use]
     fn max_abs(&self) -> Self::Scalar {
         let mut largest = Self::Scalar::zero();
         for i in 0..Self::DIM {
@@ -84,6 +91,7 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     }
 
     /// `true` when no coordinate is infinite or `NaN`.
+    #[must_use]
     fn is_finite(&self) -> bool {
         (0..Self::DIM).all(|i| self.component(i).is_finite())
     }
@@ -102,6 +110,7 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     /// assert_eq!(<(f64, f64)>::slice_as_scalars(&[(1.0, 2.0)]), None);
     /// ```
     #[inline]
+    #[must_use]
     fn slice_as_scalars(values: &[Self]) -> Option<&[Self::Scalar]> {
         let _ = values;
         None

@@ -290,7 +290,7 @@ fn adaptive_runs_with_events() {
         hash.bits(statistics.accepted);
         hash.bits(statistics.rejected);
     }
-    check("adaptive with events", hash, 0x775f_c8c0_f26c_461e);
+    check("adaptive with events", hash, 0x8ef4_300a_7120_e8c6);
 }
 
 /// Radau5 on the van der Pol oscillator at μ = 1000 (stiff), tight tolerances.

@@ -223,11 +223,13 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     }
 
     /// The method stepped.
+    #[must_use]
     pub fn method(&self) -> &M {
         &self.method
     }
 
     /// The tolerances.
+    #[must_use]
     pub fn tolerances(&self) -> &impl ToleranceSet {
         &self.tolerances
     }

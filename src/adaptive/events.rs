@@ -23,20 +23,26 @@ pub enum Direction {
 /// there: an `action` that may change the state (a bounce: `v → −e·v`), and whether the run
 /// stops (`terminal`).
 ///
-/// After every accepted step, `g` is compared at the step's two ends; a sign change in the
-/// event's [`Direction`] is located by root finding on the pair's dense output (Illinois
-/// regula falsi, to a few ulps of `t`), the step is cut back to the event, the action
-/// applied, and the run goes on from there (the next step's first stage evaluated anew,
-/// since the state changed). The earliest crossing of all events in a step comes first.
-/// (A crossing and its return within one step are not seen: keep the steps shorter than the
-/// events' spacing with [`Adaptive::with_max_step`](super::Adaptive::with_max_step).)
+/// After every accepted step, `g` is compared at the step's two ends and at eight points
+/// evenly spaced between them on the pair's dense output; the first sign change in the
+/// event's [`Direction`] is located by root finding on the dense output (Illinois regula
+/// falsi, to a few ulps of `t`), the step is cut back to the event, the action applied,
+/// and the run goes on from there (the next step's first stage evaluated anew, since the
+/// state changed). The earliest crossing of all events in a step comes first. A crossing
+/// and its return within one step are seen when they are at least a ninth of the step
+/// apart: a ball that bounces and, in the next long step, flies up and back down through
+/// the floor, bounces again. (Closer pairs, a zero touched and left within a ninth of a
+/// step, are not: keep the steps shorter than nine times the events' spacing with
+/// [`Adaptive::with_max_step`](super::Adaptive::with_max_step).) Watching events costs
+/// eight dense-output evaluations per step, and eight of each event function.
 /// Events that cross at the same instant are all reported, in index order, their actions
 /// applied in that order.
 ///
 /// # Example
 ///
 /// A ball dropped from 10 m bounces with restitution 0.9; its first bounce is at
-/// `√(2h/g)`:
+/// `√(2h/g)`, and in ten seconds it bounces four times (each flight `0.9` times as long
+/// as the last):
 ///
 /// ```
 /// use timestep::adaptive::{Direction, Event};
@@ -50,8 +56,10 @@ pub enum Direction {
 /// let mut y = [10.0, 0.0];
 /// Adaptive::new(Dopri5)
 ///     .with_tolerances(Tolerances::new(1e-10, 1e-10))
-///     .solve_with_events(&mut y, &gravity, 0.0, 3.0, &mut ground, |_, t, _| bounces.push(t))?;
+///     .solve_with_events(&mut y, &gravity, 0.0, 10.0, &mut ground, |_, t, _| bounces.push(t))?;
 /// assert!((bounces[0] - (2.0 * 10.0 / 9.81_f64).sqrt()).abs() < 1e-9);
+/// assert_eq!(bounces.len(), 4);
+/// assert!(y[0] >= 0.0);
 /// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -85,6 +93,7 @@ impl<S: State, F: FnMut(&mut S, S::Scalar)> Action<S> for F {
 
 impl<G> Event<G> {
     /// An event at the zeros of `g`, in either direction, not terminal, with no action.
+    #[must_use]
     pub fn new(g: G) -> Self {
         Event {
             g,
@@ -127,12 +136,16 @@ impl<G, A> Event<G, A> {
 /// Events are numbered from 0 in the tuple's order.
 pub trait Events<S: State> {
     /// How many events.
+    #[must_use]
     fn count(&self) -> usize;
     /// `gᵢ(state, t)`.
+    #[must_use]
     fn value(&self, index: usize, state: &S, t: S::Scalar) -> f64;
     /// The directions event `index` counts.
+    #[must_use]
     fn direction(&self, index: usize) -> Direction;
     /// Whether event `index` stops the run.
+    #[must_use]
     fn terminal(&self, index: usize) -> bool;
     /// Applies event `index`'s action, if it has one.
     fn act(&mut self, index: usize, state: &mut S, t: S::Scalar);
@@ -217,6 +230,13 @@ impl_tuple!(A 0, B 1, C 2, D 3);
 
 /// The most events one run watches.
 pub(super) const MAX_EVENTS: usize = 4;
+
+/// Points inside each step, evenly spaced, where the events' values are read besides the
+/// step's ends: a crossing whose return comes at least `1/(INTERIOR + 1)` of a step later
+/// is seen (a ball that bounces and lands again within one long step: the step after a
+/// bounce may grow tenfold and span a whole flight). Eight, a ninth of a step, for eight
+/// dense-output evaluations per step, each about the cost of a stage's combination.
+const INTERIOR: usize = 8;
 
 /// Whether going from `before` to `after` crosses zero in `direction`. A value of exactly
 /// zero at the start does not count (the run is leaving an event it just handled).
@@ -334,26 +354,55 @@ where
         let tolerance =
             (4.0 * S::Scalar::epsilon().to_f64() * (start.abs() + h.abs()) / h.abs()).max(1e-15);
         // Every event crossed in this step, located on the dense output: the earliest
-        // instant, and which events cross there.
+        // instant, and which events cross there. The events' values at the step's ends
+        // and at `INTERIOR` points between (the dense output read once per point for all
+        // events), so that a crossing and its return inside one step are seen too.
         let mut g_end = [0.0; MAX_EVENTS];
+        let mut samples = [[0.0; MAX_EVENTS]; INTERIOR + 2];
         let mut theta = [f64::INFINITY; MAX_EVENTS];
+        if watched > 0 {
+            samples[0] = g_start;
+            for (k, sample) in samples.iter_mut().enumerate().take(INTERIOR + 1).skip(1) {
+                let fraction = k as f64 / (INTERIOR + 1) as f64;
+                let at = S::Scalar::from_f64(start + fraction * h);
+                let state = run.dense_probe(fraction);
+                for (i, g) in sample.iter_mut().enumerate().take(watched) {
+                    *g = events.value(i, state, at);
+                }
+            }
+            for (i, g) in g_end.iter_mut().enumerate().take(watched) {
+                *g = events.value(i, run.state(), t_end);
+            }
+            samples[INTERIOR + 1] = g_end;
+        }
         for i in 0..watched {
-            g_end[i] = events.value(i, run.state(), t_end);
-            if crosses(g_start[i], g_end[i], events.direction(i)) {
-                let root = locate(
-                    |theta| {
+            // The first stretch between samples that crosses, located in it.
+            for k in 0..=INTERIOR {
+                let (g0, g1) = (samples[k][i], samples[k + 1][i]);
+                if !crosses(g0, g1, events.direction(i)) {
+                    continue;
+                }
+                let (from, width) = (
+                    k as f64 / (INTERIOR + 1) as f64,
+                    1.0 / (INTERIOR + 1) as f64,
+                );
+                let part = locate(
+                    |part| {
+                        let theta = from + part * width;
                         let at = S::Scalar::from_f64(start + theta * h);
                         events.value(i, run.dense_probe(theta), at)
                     },
-                    g_start[i],
-                    g_end[i],
-                    tolerance,
+                    g0,
+                    g1,
+                    tolerance / width,
                 );
+                let root = from + part * width;
                 // A root at the very start of the step after an event is that event again
                 // (its function left near zero by the action), not a new one; after any
                 // other step it is new: the last step ended a hair before the crossing.
                 if !handled[i] || root > 2.0 * tolerance {
                     theta[i] = root;
+                    break;
                 }
             }
         }

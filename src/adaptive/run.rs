@@ -49,6 +49,7 @@ pub enum Attempt {
 /// assert_eq!(run.time(), 2.0);
 /// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
+#[must_use = "a run does nothing until stepped: call `step` or `try_step`"]
 pub struct Run<'a, S: State, M: AdaptiveMethod<S>, F: ?Sized> {
     method: &'a M,
     tolerances: &'a AnyTolerances,
@@ -182,11 +183,13 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     }
 
     /// The time of the state.
+    #[must_use]
     pub fn time(&self) -> S::Scalar {
         S::Scalar::from_f64(self.progress.t)
     }
 
     /// The state: after an accepted step, its end.
+    #[must_use]
     pub fn state(&self) -> &S {
         self.state
     }
@@ -199,27 +202,32 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     }
 
     /// The state where the last accepted step began.
+    #[must_use]
     pub fn previous_state(&self) -> &S {
         &self.workspace.other
     }
 
     /// When the last accepted step began.
+    #[must_use]
     pub fn previous_time(&self) -> S::Scalar {
         S::Scalar::from_f64(self.progress.step_start)
     }
 
     /// The step the next attempt will try (0 before the first, when it is chosen
     /// automatically).
+    #[must_use]
     pub fn next_step(&self) -> S::Scalar {
         S::Scalar::from_f64(self.progress.h)
     }
 
     /// What the run has cost so far, where it is and (once ended) why it stopped.
+    #[must_use]
     pub fn statistics(&self) -> Statistics {
         self.progress.statistics
     }
 
     /// Whether the run is at its end.
+    #[must_use]
     pub fn is_done(&self) -> bool {
         self.progress.statistics.stop != Stop::Running
     }

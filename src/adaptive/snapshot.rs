@@ -21,16 +21,19 @@ pub struct Snapshot<S: State, M: AdaptiveMethod<S>> {
 
 impl<S: State, M: AdaptiveMethod<S>> Snapshot<S, M> {
     /// The saved state.
+    #[must_use]
     pub fn state(&self) -> &S {
         &self.state
     }
 
     /// The saved state's time.
+    #[must_use]
     pub fn time(&self) -> S::Scalar {
         S::Scalar::from_f64(self.progress.t)
     }
 
     /// The saved run's statistics.
+    #[must_use]
     pub fn statistics(&self) -> Statistics {
         self.progress.statistics
     }

@@ -87,6 +87,7 @@ impl<S: State, M: AdaptiveMethod<S>> Solution<S, M> {
     /// step's end, so after an event its state before the action. `None` outside the
     /// span the run covered, for a `t` that is not finite, and when the dense output was
     /// not kept ([`Integration::keep_dense`]).
+    #[must_use]
     pub fn at(&self, t: S::Scalar) -> Option<S> {
         let dense = self.dense.as_ref()?;
         let t = t.to_f64();
@@ -112,6 +113,7 @@ impl<S: State, M: AdaptiveMethod<S>> Solution<S, M> {
     }
 
     /// The last state: at the end of the span, or where the run stopped.
+    #[must_use]
     pub fn last(&self) -> Option<&S> {
         self.states.last()
     }
@@ -119,6 +121,7 @@ impl<S: State, M: AdaptiveMethod<S>> Solution<S, M> {
 
 /// An adaptive run from a state at `t0` to `t1` to be set up and [solved](Integration::solve):
 /// made by [`Adaptive::integrate`]. Events, samples and an observer combine in one run.
+#[must_use = "an integration does nothing until solved: call `solve`"]
 pub struct Integration<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized, E, O> {
     solver: &'a mut Adaptive<S, M>,
     forces: &'a F,
@@ -170,7 +173,6 @@ where
     /// tolerance's, never shortened to land on them) instead of at every step. They must
     /// be finite and ordered from `t0` towards `t1`, within the span; `t0` itself may be
     /// among them.
-    #[must_use]
     pub fn at(self, times: &'a [S::Scalar]) -> Self {
         Integration {
             times: Some(times),
@@ -179,7 +181,6 @@ where
     }
 
     /// Watches `events` ([`Event`](super::Event) or a tuple of up to four).
-    #[must_use]
     pub fn events<E2: Events<S>>(self, events: E2) -> Integration<'a, S, M, F, E2, O> {
         Integration {
             solver: self.solver,
@@ -195,7 +196,6 @@ where
     }
 
     /// Calls `observer` with every accepted [`Step`].
-    #[must_use]
     pub fn observe<O2>(self, observer: O2) -> Integration<'a, S, M, F, E, O2>
     where
         O2: for<'r, 'b> FnMut(&mut Step<'r, 'b, S, M, F>),
@@ -216,7 +216,6 @@ where
     /// Whether the [`Solution`] keeps every step's dense output for
     /// [`at`](Solution::at) (by default it does). For a large state, whose every step's
     /// stages are copies of it, keep the samples alone.
-    #[must_use]
     pub fn keep_dense(self, keep: bool) -> Self {
         Integration {
             keep_dense: keep,

@@ -22,21 +22,25 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
     }
 
     /// When the step began.
+    #[must_use]
     pub fn start_time(&self) -> S::Scalar {
         self.run.previous_time()
     }
 
     /// When the step ended (at an event, if one cut it).
+    #[must_use]
     pub fn end_time(&self) -> S::Scalar {
         self.run.time()
     }
 
     /// The state when the step began.
+    #[must_use]
     pub fn start(&self) -> &S {
         self.run.previous_state()
     }
 
     /// The state when the step ended.
+    #[must_use]
     pub fn end(&self) -> &S {
         self.run.state()
     }

@@ -27,13 +27,16 @@ pub trait AdaptiveMethod<S: State> {
     type Workspace;
 
     /// A workspace for states of the size of `state`.
+    #[must_use]
     fn workspace(&self, state: &S) -> Self::Workspace;
 
     /// The order `q` the step size is controlled for: the error estimate of a step of
     /// length `h` shrinks like `h^(q+1)` (the lower order of an embedded pair).
+    #[must_use]
     fn error_order(&self) -> u32;
 
     /// The step-size controller this method is tuned for; the driver starts with it.
+    #[must_use]
     fn controller(&self) -> Controller {
         Controller::default()
     }
@@ -51,6 +54,7 @@ pub trait AdaptiveMethod<S: State> {
 
     /// The rate at the start of the next step, as [`begin`](AdaptiveMethod::begin) or
     /// [`step_on`](AdaptiveMethod::step_on) left it.
+    #[must_use]
     fn start_rate<'w>(&self, workspace: &'w Self::Workspace) -> &'w DerivativeOf<S>;
 
     /// Attempts a step of `h` from `state` at `t`: writes the new state into `end` and
@@ -130,6 +134,7 @@ pub trait AdaptiveMethod<S: State> {
 
     /// The accepted step's [`Interpolant`](AdaptiveMethod::Interpolant), after
     /// [`accept`](AdaptiveMethod::accept) with `dense`.
+    #[must_use]
     fn interpolant(&self, workspace: &Self::Workspace) -> Self::Interpolant;
 
     /// [`dense`](AdaptiveMethod::dense) from a kept interpolant: the same state, to the
@@ -188,5 +193,6 @@ pub trait IntoAdaptive {
     type Method;
 
     /// The method stepped.
+    #[must_use]
     fn into_adaptive(self) -> Self::Method;
 }

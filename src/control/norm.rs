@@ -39,6 +39,7 @@ pub struct ErrorNorm<'a, S: State, T: ToleranceSet> {
 impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     /// The norm of `tolerances` for the step from `start` to `end`.
     #[inline(always)]
+    #[must_use]
     pub fn new(tolerances: &'a T, start: &'a S, end: &'a S) -> Self {
         ErrorNorm {
             tolerances,
@@ -49,6 +50,7 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     }
 
     /// The tolerances this norm measures with (Radau5 tightens them as radau5.f does).
+    #[must_use]
     pub fn tolerances(&self) -> &T {
         self.tolerances
     }
@@ -56,6 +58,7 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     /// The norm of `error · factor`: `√((1/n) Σᵢ (factor · eᵢ / scaleᵢ)²)`, where
     /// `scaleᵢ = atolᵢ + rtolᵢ · max(|y₀ᵢ|, |y₁ᵢ|)`. Infinite or `NaN` when the error is.
     #[inline]
+    #[must_use]
     pub fn norm(&self, error: &DerivativeOf<S>, factor: f64) -> f64 {
         let n = error.dim();
         let sum = self.sum_over(n, |i, weight| {
@@ -69,6 +72,7 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     /// once): [`norm`](ErrorNorm::norm)`(first, first_factor)` and
     /// `norm(second, second_factor)`.
     #[inline]
+    #[must_use]
     pub fn norms(
         &self,
         first: &DerivativeOf<S>,
@@ -86,6 +90,7 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     /// coordinates nor rooted: a caller that combines the two before taking a root saves
     /// two roots and a division on the way from a step's error to the next step's size.
     #[inline]
+    #[must_use]
     pub fn square_sums(
         &self,
         first: &DerivativeOf<S>,
@@ -135,6 +140,7 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
 
     /// `atolᵢ + rtolᵢ · max(|y₀ᵢ|, |y₁ᵢ|)`.
     #[inline]
+    #[must_use]
     pub fn scale(&self, i: usize) -> f64 {
         let size = if self.has_coordinates {
             self.size(i)

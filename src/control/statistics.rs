@@ -52,6 +52,7 @@ pub struct Statistics {
 
 impl Statistics {
     /// Steps attempted, accepted or rejected.
+    #[must_use]
     pub fn steps(&self) -> u64 {
         self.accepted + self.rejected
     }

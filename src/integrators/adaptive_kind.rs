@@ -98,11 +98,13 @@ macro_rules! adaptive_methods {
 
             /// Every method with error control with its default settings, in the order
             /// of [`NAMES`](AdaptiveKind::NAMES).
+            #[must_use]
             pub fn all() -> [Self; Self::NAMES.len()] {
                 [$(AdaptiveKind::$variant($make)),*]
             }
 
             /// The method's name.
+            #[must_use]
             pub fn name(&self) -> &'static str {
                 match self {
                     $(AdaptiveKind::$variant(_) => $name,)*

@@ -85,6 +85,9 @@ impl Scheme for ExponentialEuler {
         let ExponentialEulerWorkspace { rate, diagonal } = workspace;
         state.derivative_into(forces, t, rate);
         if forces.linear_part(state, t, diagonal) {
+            if diagonal.dim() != rate.dim() {
+                wrong_diagonal_size(diagonal.dim(), rate.dim());
+            }
             for i in 0..rate.dim() {
                 let z = diagonal.component(i) * dt;
                 if z != S::Scalar::zero() {
@@ -103,6 +106,19 @@ impl Scheme for ExponentialEuler {
 
 impl Memoryless for ExponentialEuler {}
 
+/// A linear part that resized its diagonal: a panic that names it (a shorter one panicked
+/// with a bare "index out of bounds", a longer one had its extra entries ignored).
+/// `Forces::linear_part` returns only whether there is one, so a panic is how it is said.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn wrong_diagonal_size(written: usize, expected: usize) -> ! {
+    panic!(
+        "the linear part returned a diagonal of {written} components for a state of {expected}: \
+         it needs one per coordinate of the state's rate"
+    )
+}
+
 /// Forces with a diagonal linear part: `forces` gives the whole rate `A y + g(t, y)`,
 /// `linear_part` writes the diagonal of `A` into a [`Derivative`](crate::Derivative)
 /// (velocity coordinates, then force coordinates) for [`ExponentialEuler`].
@@ -118,6 +134,7 @@ pub struct WithLinearPart<F, L> {
 
 impl<F, L> WithLinearPart<F, L> {
     /// Pairs `forces` with the diagonal of their linear part.
+    #[must_use]
     pub const fn new(forces: F, linear_part: L) -> Self {
         WithLinearPart {
             forces,

@@ -108,6 +108,7 @@ macro_rules! methods {
 
             /// Every method with its default settings, in the order of
             /// [`NAMES`](MethodKind::NAMES).
+            #[must_use]
             pub fn all() -> [Self; Self::NAMES.len()] {
                 [$(MethodKind::$variant($make)),*]
             }
@@ -184,6 +185,7 @@ methods! {
 
 impl MethodKind {
     /// The method's kebab-case name.
+    #[must_use]
     pub fn name(&self) -> &'static str {
         self.properties().name
     }
@@ -202,11 +204,13 @@ impl<S: State> Stepper<MethodKind, S> {
     /// let names: Vec<String> = Method::<f64>::all().iter().map(|m| m.to_string()).collect();
     /// assert_eq!(names, MethodKind::NAMES);
     /// ```
+    #[must_use]
     pub fn all() -> [Self; MethodKind::NAMES.len()] {
         MethodKind::all().map(Stepper::new)
     }
 
     /// The method's kebab-case name.
+    #[must_use]
     pub fn name(&self) -> &'static str {
         self.method().name()
     }
@@ -264,6 +268,7 @@ impl ParseMethodError {
     }
 
     /// The name that was given (its first 64 bytes).
+    #[must_use]
     pub fn given(&self) -> &str {
         core::str::from_utf8(&self.given[..self.len]).unwrap_or("")
     }
@@ -362,7 +367,7 @@ mod serde_impl {
                 MethodKind::Newmark(_) => MethodKind::Newmark(map.next_value()?),
                 MethodKind::Radau5(_) => MethodKind::Radau5(map.next_value()?),
                 other => {
-                    map.next_value::<de::IgnoredAny>()?;
+                    map.next_value::<NoSettings>()?;
                     other
                 }
             };
@@ -370,6 +375,38 @@ mod serde_impl {
                 return Err(de::Error::custom("a method is one name, not several"));
             }
             Ok(method)
+        }
+    }
+
+    /// The settings of a method that has none: `{}` or `null`, as a unit struct loads.
+    /// Anything else is refused, so that `{"rk4": {"garbage": 1}}` does not load as RK4
+    /// with the field silently dropped.
+    struct NoSettings;
+
+    impl<'de> serde::Deserialize<'de> for NoSettings {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct EmptyVisitor;
+            impl<'de> Visitor<'de> for EmptyVisitor {
+                type Value = NoSettings;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("no settings (this method has none): `{}` or `null`")
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<NoSettings, E> {
+                    Ok(NoSettings)
+                }
+                fn visit_none<E: de::Error>(self) -> Result<NoSettings, E> {
+                    Ok(NoSettings)
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NoSettings, A::Error> {
+                    match map.next_key::<de::IgnoredAny>()? {
+                        None => Ok(NoSettings),
+                        Some(_) => Err(de::Error::custom(
+                            "this method has no settings: unknown field in its map",
+                        )),
+                    }
+                }
+            }
+            deserializer.deserialize_any(EmptyVisitor)
         }
     }
 

@@ -71,6 +71,7 @@ impl<M: Scheme, S: State> Stepper<M, S> {
     }
 
     /// The method.
+    #[must_use]
     pub fn method(&self) -> &M {
         &self.method
     }
@@ -82,6 +83,7 @@ impl<M: Scheme, S: State> Stepper<M, S> {
     }
 
     /// The workspace, once a step (or [`for_state`](Stepper::for_state)) has made it.
+    #[must_use]
     pub fn workspace(&self) -> Option<&M::Workspace<S>> {
         self.workspace.as_ref()
     }

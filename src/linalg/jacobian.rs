@@ -43,6 +43,7 @@ impl Structure {
     /// The number of diagonals that may be non-zero, `lower + upper + 1` (`usize::MAX` when
     /// dense): how many force evaluations finite differences need.
     #[inline]
+    #[must_use]
     pub fn bandwidth(self) -> usize {
         match self {
             Structure::Dense => usize::MAX,
@@ -113,6 +114,7 @@ impl<'a, T> Jacobian<'a, T> {
     ///
     /// If `entries` holds fewer than `dim²` values.
     #[track_caller]
+    #[must_use]
     pub fn new(entries: &'a mut [T], dim: usize) -> Self {
         assert!(
             entries.len() >= dim * dim,
@@ -137,17 +139,20 @@ impl<'a, T> Jacobian<'a, T> {
     }
 
     /// The number of rows (and columns).
+    #[must_use]
     pub fn dim(&self) -> usize {
         self.dim
     }
 
     /// Which entries exist.
+    #[must_use]
     pub fn structure(&self) -> Structure {
         self.structure
     }
 
     /// Whether entry `(row, col)` exists: inside the matrix, and inside the band if banded.
     #[inline]
+    #[must_use]
     pub fn contains(&self, (row, col): (usize, usize)) -> bool {
         row < self.dim
             && col < self.dim

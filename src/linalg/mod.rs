@@ -190,6 +190,22 @@ impl<T: Scalar> Matrix<T> {
         (weighted, sum)
     }
 
+    /// `|Aᵢᵢ| − Σⱼ≠ᵢ |Aᵢⱼ|` for row `i` of the matrix (before factoring): how far the row
+    /// is diagonally dominant (negative when it is not). When every row's margin is
+    /// positive, `‖A⁻¹‖∞ ≤ 1 / minᵢ margin` (Varah's bound).
+    pub(crate) fn dominance(&self, i: usize) -> T {
+        let mut margin = T::zero();
+        for j in self.structure.columns_of_row(i, self.dim) {
+            let entry = self.entry(i, j).abs();
+            margin = if i == j {
+                margin + entry
+            } else {
+                margin - entry
+            };
+        }
+        margin
+    }
+
     fn entry(&self, i: usize, j: usize) -> T {
         self.entries[self.offset(i, j)]
     }

@@ -239,12 +239,14 @@ impl<S: Precision> Body<S> {
 
     /// The position `x` of the centre of mass (world).
     #[inline]
+    #[must_use]
     pub fn position(&self) -> S::Vec3 {
         self.position
     }
 
     /// The momentum `p = m v` (world).
     #[inline]
+    #[must_use]
     pub fn momentum(&self) -> S::Vec3 {
         self.momentum
     }
@@ -252,18 +254,21 @@ impl<S: Precision> Body<S> {
     /// The orientation `q`: the unit quaternion that turns body coordinates into world
     /// coordinates.
     #[inline]
+    #[must_use]
     pub fn orientation(&self) -> S::Quat {
         self.orientation
     }
 
     /// The angular momentum `L` about the centre of mass (world).
     #[inline]
+    #[must_use]
     pub fn angular_momentum(&self) -> S::Vec3 {
         self.angular_momentum
     }
 
     /// The velocity `v = p / m` of the centre of mass (world).
     #[inline]
+    #[must_use]
     pub fn velocity(&self) -> S::Vec3 {
         self.velocity
     }
@@ -271,6 +276,7 @@ impl<S: Precision> Body<S> {
     /// The angular velocity `ω = I_world⁻¹ L` (world): its direction is the axis of
     /// rotation (right-hand rule) and its length the rate in radians per second.
     #[inline]
+    #[must_use]
     pub fn angular_velocity(&self) -> S::Vec3 {
         self.angular_velocity
     }
@@ -296,6 +302,7 @@ impl<S: Precision> Body<S> {
     /// assert!(body.angular_momentum_body().abs_diff_eq(DVec3::new(0.0, -6.0, 0.0), 1e-14));
     /// ```
     #[inline]
+    #[must_use]
     pub fn angular_velocity_body(&self) -> S::Vec3 {
         self.rotation.transpose_mul_vec3(self.angular_velocity)
     }
@@ -305,6 +312,7 @@ impl<S: Precision> Body<S> {
     /// `L`, it changes under free rotation (its length does not). See
     /// [`angular_velocity_body`](Body::angular_velocity_body) for an example.
     #[inline]
+    #[must_use]
     pub fn angular_momentum_body(&self) -> S::Vec3 {
         self.rotation.transpose_mul_vec3(self.angular_momentum)
     }
@@ -321,42 +329,49 @@ impl<S: Precision> Body<S> {
     /// assert!(body.spin().abs_diff_eq(DQuat::from_xyzw(0.0, 0.0, 1.0, 0.0), 1e-15));
     /// ```
     #[inline]
+    #[must_use]
     pub fn spin(&self) -> S::Quat {
         self.spin
     }
 
     /// The rotation matrix `R` of the orientation: body directions to world directions.
     #[inline]
+    #[must_use]
     pub fn rotation(&self) -> S::Mat3 {
         self.rotation
     }
 
     /// The inverse inertia tensor in world coordinates, `I_world⁻¹ = R I⁻¹ Rᵀ`.
     #[inline]
+    #[must_use]
     pub fn inverse_inertia_world(&self) -> S::Mat3 {
         self.inverse_inertia_world
     }
 
     /// The mass `m`.
     #[inline]
+    #[must_use]
     pub fn mass(&self) -> S {
         self.mass
     }
 
     /// The inverse mass `1 / m`.
     #[inline]
+    #[must_use]
     pub fn inverse_mass(&self) -> S {
         self.inverse_mass
     }
 
     /// The inertia tensor `I` in body coordinates.
     #[inline]
+    #[must_use]
     pub fn inertia(&self) -> S::Mat3 {
         self.inertia
     }
 
     /// The inverse inertia tensor `I⁻¹` in body coordinates.
     #[inline]
+    #[must_use]
     pub fn inverse_inertia(&self) -> S::Mat3 {
         self.inverse_inertia
     }
@@ -365,6 +380,7 @@ impl<S: Precision> Body<S> {
     /// [`principal_rotation`](Body::principal_rotation)'s axes
     /// (see [`Inertia::principal_moments`]).
     #[inline]
+    #[must_use]
     pub fn principal_moments(&self) -> S::Vec3 {
         self.principal_moments
     }
@@ -372,12 +388,14 @@ impl<S: Precision> Body<S> {
     /// The rotation from principal coordinates to body coordinates
     /// (see [`Inertia::principal_rotation`]); the identity for a diagonal tensor.
     #[inline]
+    #[must_use]
     pub fn principal_rotation(&self) -> S::Quat {
         self.principal_rotation
     }
 
     /// How drifts turn the orientation.
     #[inline]
+    #[must_use]
     pub fn orientation_update(&self) -> OrientationUpdate {
         self.orientation_update
     }
@@ -607,11 +625,13 @@ impl<S: Precision> Body<S> {
     /// body.set_angular_velocity(DVec3::new(0.0, 0.0, 1.0));
     /// assert_eq!(body.kinetic_energy(), 9.0 + 1.5);
     /// ```
+    #[must_use]
     pub fn kinetic_energy(&self) -> S {
         half::<S>() * self.momentum.dot(self.velocity) + self.rotational_kinetic_energy()
     }
 
     /// The kinetic energy of the rotation alone, `½ L·ω`.
+    #[must_use]
     pub fn rotational_kinetic_energy(&self) -> S {
         half::<S>() * self.angular_momentum.dot(self.angular_velocity)
     }

@@ -353,6 +353,7 @@ impl Inertia {
     /// let tensor = Inertia::diagonal(1.0, 2.0, 3.0).tensor();
     /// assert_eq!(tensor, DMat3::from_diagonal(DVec3::new(1.0, 2.0, 3.0)));
     /// ```
+    #[must_use]
     pub fn tensor(&self) -> DMat3 {
         self.tensor
     }
@@ -367,6 +368,7 @@ impl Inertia {
     /// let product = inertia.tensor() * inertia.inverse();
     /// assert!(product.abs_diff_eq(DMat3::IDENTITY, 1e-15));
     /// ```
+    #[must_use]
     pub fn inverse(&self) -> DMat3 {
         self.inverse
     }
@@ -381,6 +383,7 @@ impl Inertia {
     /// let moments = Inertia::diagonal(1.0, 2.0, 3.0).principal_moments();
     /// assert_eq!(moments, DVec3::new(1.0, 2.0, 3.0));
     /// ```
+    #[must_use]
     pub fn principal_moments(&self) -> DVec3 {
         self.principal_moments
     }
@@ -399,6 +402,7 @@ impl Inertia {
     /// assert!((p * diagonal * p.transpose()).abs_diff_eq(inertia.tensor(), 1e-14));
     /// assert!((p.determinant() - 1.0).abs() < 1e-14);
     /// ```
+    #[must_use]
     pub fn principal_axes(&self) -> DMat3 {
         self.principal_axes
     }
@@ -412,6 +416,7 @@ impl Inertia {
     ///
     /// assert_eq!(Inertia::cube(1.0, 1.0).principal_rotation(), DQuat::IDENTITY);
     /// ```
+    #[must_use]
     pub fn principal_rotation(&self) -> DQuat {
         DQuat::from_mat3(&self.principal_axes).normalize()
     }

@@ -23,12 +23,14 @@ impl<S: Precision> Body<S> {
     /// assert!(body.to_body_point(corner).abs_diff_eq(DVec3::new(0.5, 0.0, 0.0), 1e-15));
     /// ```
     #[inline]
+    #[must_use]
     pub fn to_world_point(&self, point: S::Vec3) -> S::Vec3 {
         self.rotation() * point + self.position()
     }
 
     /// The body coordinates of the world point `point`: `Rᵀ (point − x)`.
     #[inline]
+    #[must_use]
     pub fn to_body_point(&self, point: S::Vec3) -> S::Vec3 {
         self.rotation().transpose_mul_vec3(point - self.position())
     }
@@ -46,12 +48,14 @@ impl<S: Precision> Body<S> {
     /// assert!(body.to_body_direction(DVec3::Z).abs_diff_eq(DVec3::Y, 1e-15));
     /// ```
     #[inline]
+    #[must_use]
     pub fn to_world_direction(&self, direction: S::Vec3) -> S::Vec3 {
         self.rotation() * direction
     }
 
     /// The body coordinates of the world direction `direction`: `Rᵀ direction`.
     #[inline]
+    #[must_use]
     pub fn to_body_direction(&self, direction: S::Vec3) -> S::Vec3 {
         self.rotation().transpose_mul_vec3(direction)
     }
@@ -73,6 +77,7 @@ impl<S: Precision> Body<S> {
     /// assert!(back.abs_diff_eq(point, 1e-15));
     /// ```
     #[inline]
+    #[must_use]
     pub fn body_to_world(&self) -> S::Mat4 {
         S::Mat4::from_rotation_translation(self.orientation(), self.position())
     }
@@ -80,6 +85,7 @@ impl<S: Precision> Body<S> {
     /// The world-to-body transform as a 4×4 matrix, the inverse of
     /// [`body_to_world`](Body::body_to_world): rotate by `q⁻¹` after translating by `−x`.
     #[inline]
+    #[must_use]
     pub fn world_to_body(&self) -> S::Mat4 {
         let inverse = self.orientation().conjugate();
         S::Mat4::from_rotation_translation(inverse, -(inverse * self.position()))
@@ -102,6 +108,7 @@ impl<S: Precision> Body<S> {
     /// assert!(top.abs_diff_eq(DVec3::new(2.0, 0.0, 0.0), 1e-15));
     /// ```
     #[inline]
+    #[must_use]
     pub fn velocity_at_point(&self, point: S::Vec3) -> S::Vec3 {
         self.velocity() + self.angular_velocity().cross(point - self.position())
     }
@@ -122,6 +129,7 @@ impl<S: Precision> Body<S> {
     /// assert_eq!((force, torque), (DVec3::Y, DVec3::Z));
     /// ```
     #[inline]
+    #[must_use]
     pub fn force_at_point(&self, force: S::Vec3, point: S::Vec3) -> (S::Vec3, S::Vec3) {
         (force, (point - self.position()).cross(force))
     }

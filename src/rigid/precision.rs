@@ -56,10 +56,13 @@ pub trait Precision: Scalar + sealed::Sealed {
     const NAME: &'static str;
 
     /// Rounds an `f64` vector to this precision.
+    #[must_use]
     fn vec3(v: DVec3) -> Self::Vec3;
     /// Rounds an `f64` quaternion to this precision (without renormalizing).
+    #[must_use]
     fn quat(q: DQuat) -> Self::Quat;
     /// Rounds an `f64` matrix to this precision.
+    #[must_use]
     fn mat3(m: DMat3) -> Self::Mat3;
     /// Widens a matrix of this precision to `f64`, exactly.
     ///
@@ -72,6 +75,7 @@ pub trait Precision: Scalar + sealed::Sealed {
     /// assert_eq!(wide.x_axis.x, f64::from(1.0_f32 / 3.0));
     /// assert_eq!(f32::mat3(wide), third); // and back, unchanged
     /// ```
+    #[must_use]
     fn widen_mat3(m: Self::Mat3) -> DMat3;
 }
 
@@ -147,14 +151,19 @@ pub trait Vector3:
     + Mul<<Self as VectorSpace>::Scalar, Output = Self>
 {
     /// The vector `(x, y, z)`.
+    #[must_use]
     fn new(x: Self::Scalar, y: Self::Scalar, z: Self::Scalar) -> Self;
     /// The coordinates `[x, y, z]`.
+    #[must_use]
     fn to_array(self) -> [Self::Scalar; 3];
     /// The dot product.
+    #[must_use]
     fn dot(self, other: Self) -> Self::Scalar;
     /// The cross product `self × other` (right-handed).
+    #[must_use]
     fn cross(self, other: Self) -> Self;
     /// The Euclidean length.
+    #[must_use]
     fn length(self) -> Self::Scalar;
 }
 
@@ -180,20 +189,27 @@ pub trait Quaternion:
     /// The identity rotation `(w, x, y, z) = (1, 0, 0, 0)`.
     const IDENTITY: Self;
     /// The quaternion `w + x i + y j + z k`.
+    #[must_use]
     fn from_xyzw(x: Self::Scalar, y: Self::Scalar, z: Self::Scalar, w: Self::Scalar) -> Self;
     /// The rotation by `|v|` radians about `v` (the identity for `v = 0`): `exp(v / 2)`.
+    #[must_use]
     fn from_scaled_axis(v: Self::Vec3) -> Self;
     /// The vector part `(x, y, z)`.
+    #[must_use]
     fn xyz(self) -> Self::Vec3;
     /// The scalar part `w`.
+    #[must_use]
     fn w(self) -> Self::Scalar;
     /// The conjugate `w − x i − y j − z k`, the inverse of a unit quaternion.
+    #[must_use]
     fn conjugate(self) -> Self;
     /// The length `√(w² + x² + y² + z²)`.
+    #[must_use]
     fn length(self) -> Self::Scalar;
     /// The dot product of the two as 4-vectors, `w₀w₁ + x₀x₁ + y₀y₁ + z₀z₁`: the cosine of
     /// half the angle between two unit quaternions, negative when they lie in opposite
     /// hemispheres.
+    #[must_use]
     fn dot(self, other: Self) -> Self::Scalar;
     /// The quaternion scaled to unit length: for every finite non-zero quaternion, however
     /// large or small its coordinates (its length is found after scaling by its largest
@@ -210,6 +226,7 @@ pub trait Quaternion:
     ///     assert_eq!(unit, Quat::IDENTITY);
     /// }
     /// ```
+    #[must_use]
     fn normalize(self) -> Self;
 }
 
@@ -235,12 +252,16 @@ pub trait Matrix3:
     /// The quaternions it converts from.
     type Quat: Quaternion<Scalar = Self::Scalar, Vec3 = Self::Vec3>;
     /// The rotation matrix of a unit quaternion.
+    #[must_use]
     fn from_quat(q: Self::Quat) -> Self;
     /// The transpose.
+    #[must_use]
     fn transpose(self) -> Self;
     /// `selfᵀ · v`, without forming the transpose.
+    #[must_use]
     fn transpose_mul_vec3(self, v: Self::Vec3) -> Self::Vec3;
     /// `true` when no entry is infinite or `NaN`.
+    #[must_use]
     fn is_finite(self) -> bool;
 }
 
@@ -261,6 +282,7 @@ pub trait Matrix4: Copy + Debug + PartialEq {
     /// The rotations it holds.
     type Quat;
     /// The affine transform that rotates by `rotation`, then translates by `translation`.
+    #[must_use]
     fn from_rotation_translation(rotation: Self::Quat, translation: Self::Vec3) -> Self;
 }
 

@@ -1009,3 +1009,647 @@ mod serde {
         assert!(serde_json::from_str::<DRigidBody>(&body).is_err());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Round two: Newton that cannot converge, end times that overflow
+// ---------------------------------------------------------------------------------------
+
+/// `y' = −10⁶ sign(y)` from `y = 10⁻³`, `dt = 0.01`: backward Euler's equation
+/// `y₁ = y₀ − 10⁴ sign(y₁)` has no solution, and the Newton iterates jump between
+/// `±10⁴`. With `usize::MAX` iterations allowed this ran forever; the contraction rate
+/// (each correction as large as the last, `θ = 1`) says it diverges.
+#[test]
+fn a_newton_iteration_that_cannot_converge_stops_whatever_its_limit() {
+    use timestep::{BackwardEuler, ImplicitMidpoint, Radau5, Trapezoid};
+    let jump = |y: &f64, _t: f64| -1e6 * y.signum();
+    let diverged = |result: Result<(), StepError>, y: f64, name: &str| {
+        let error = result.unwrap_err();
+        assert!(
+            matches!(error, StepError::Diverged { contraction, .. } if contraction >= 0.99),
+            "{name}: {error:?}"
+        );
+        assert!(error.to_string().contains("diverged"), "{name}: {error}");
+        assert_eq!(y, 1e-3, "{name}: the state must be left as it was");
+    };
+    let mut y = 1e-3;
+    let result = BackwardEuler::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "backward Euler");
+    let mut y = 1e-3;
+    let result = Trapezoid::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "trapezoid");
+    let mut y = 1e-3;
+    let result = ImplicitMidpoint::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "implicit midpoint");
+    let mut y = 1e-3;
+    let result = Radau5::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &jump, 0.0, 0.01);
+    diverged(result, y, "radau5");
+}
+
+/// A limit of `usize::MAX` iterations still converges where the default does: backward
+/// Euler on `y' = −y` gives `y₀ / (1 + dt)`; Radau5 under error control gives `e^(−t)`
+/// (its prediction of the iterations left wrapped `usize::MAX − 3` to `−4`, so that the
+/// predicted correction grew with the iterations left instead of shrinking).
+#[test]
+fn a_huge_iteration_limit_still_converges() {
+    use approx::assert_relative_eq;
+    use timestep::{Adaptive, BackwardEuler, Radau5, Tolerances};
+    let decay = |y: &f64, _t: f64| -y;
+    let mut y = 1.0;
+    BackwardEuler::new()
+        .with_max_iterations(usize::MAX)
+        .step(&mut y, &decay, 0.0, 0.5)
+        .unwrap();
+    assert_relative_eq!(y, 1.0 / 1.5, max_relative = 1e-12);
+    let mut y = 1.0;
+    Adaptive::new(Radau5::new().with_max_iterations(usize::MAX))
+        .with_tolerances(Tolerances::new(1e-8, 1e-10))
+        .solve(&mut y, &decay, 0.0, 2.0)
+        .unwrap();
+    assert_relative_eq!(y, (-2.0_f64).exp(), max_relative = 1e-6);
+}
+
+/// `t = 3·10³⁸`, `dt = 10³⁸` in f32: both finite, their sum is not, and RK4's forces were
+/// evaluated at `t = inf`. Every scheme refuses the step, naming the end time, and leaves
+/// the state as it was; a step that ends at `f32::MAX` is still taken.
+#[test]
+fn a_step_whose_end_time_overflows_is_refused() {
+    let seen = std::cell::Cell::new(0.0_f32);
+    let watch = |_: &f32, t: f32| {
+        seen.set(seen.get().max(t));
+        1.0_f32
+    };
+    for mut method in Method::<f32>::all() {
+        let mut y = 1.0_f32;
+        let error = method.step(&mut y, &watch, 3e38, 1e38).unwrap_err();
+        assert_eq!(
+            error,
+            StepError::EndTimeOverflow {
+                t: f64::from(3e38_f32),
+                dt: f64::from(1e38_f32)
+            },
+            "{method}"
+        );
+        assert!(error.to_string().contains("overflows"), "{error}");
+        assert_eq!(y, 1.0, "{method}");
+        assert_eq!(
+            seen.get(),
+            0.0,
+            "{method}: the forces saw t = {}",
+            seen.get()
+        );
+    }
+    let mut y = 1.0_f32;
+    timestep::Rk4
+        .step(&mut y, &watch, 3e38, f32::MAX - 3e38)
+        .unwrap();
+    assert!(seen.get().is_finite());
+    assert_eq!(y, 1.0 + (f32::MAX - 3e38));
+}
+
+#[cfg(feature = "serde")]
+mod serde_round_two {
+    use timestep::{MassError, MethodKind, Particle, Rodas4, Ros3p, Rosenbrock, Structure};
+
+    /// `{"rk4": {"garbage": 1}}` loaded as RK4, its field dropped: a method without
+    /// settings takes `{}` or `null` only, and a method with settings refuses unknown ones.
+    #[test]
+    fn a_method_refuses_settings_it_does_not_have() {
+        let error = serde_json::from_str::<MethodKind>(r#"{"rk4":{"garbage":1}}"#).unwrap_err();
+        assert!(error.to_string().contains("no settings"), "{error}");
+        for bad in [r#"{"rk4":1}"#, r#"{"rk4":"x"}"#, r#"{"rk4":[1]}"#] {
+            assert!(serde_json::from_str::<MethodKind>(bad).is_err(), "{bad}");
+        }
+        for good in [r#"{"rk4":{}}"#, r#"{"rk4":null}"#, r#""rk4""#] {
+            let method: MethodKind = serde_json::from_str(good).unwrap();
+            assert_eq!(method.name(), "rk4", "{good}");
+        }
+        let settings = r#"{"backward-euler":{"tolerance":null,"max_iterations":20,"garbage":1}}"#;
+        assert!(serde_json::from_str::<MethodKind>(settings).is_err());
+    }
+
+    /// An f32 particle of 10³⁰ kg with a momentum of 10⁻¹⁰: its velocity `p/m` = 10⁻⁴⁰ is
+    /// subnormal, and `try_set_momentum` refuses it, but the same values loaded. Loading
+    /// goes through the setter, with its error.
+    #[test]
+    fn loading_a_particle_checks_what_its_setters_check() {
+        let mut particle = Particle::new(1e30_f32, 0.0_f32, 0.0);
+        let refused = particle.try_set_momentum(1e-10).unwrap_err();
+        assert!(matches!(refused, MassError::MomentumOutOfRange { .. }));
+        let json = r#"{"mass":1e30,"position":0.0,"momentum":1e-10,"velocity":1e-40}"#;
+        let error = serde_json::from_str::<Particle<f32>>(json).unwrap_err();
+        assert!(
+            error.to_string().starts_with(&refused.to_string()),
+            "{error} vs {refused}"
+        );
+        // Overflow too: 10⁻³⁰ kg with a momentum of 10¹⁰ would move at 10⁴⁰ m/s.
+        let json = r#"{"mass":1e-30,"position":0.0,"momentum":1e10,"velocity":3e38}"#;
+        let error = serde_json::from_str::<Particle<f32>>(json).unwrap_err();
+        assert!(error.to_string().contains("out of range"), "{error}");
+        // What the setters accept still loads, to the bit.
+        let mut fine = Particle::new(2.0_f32, 1.0_f32, 0.0);
+        fine.set_momentum(3.0);
+        let json = serde_json::to_string(&fine).unwrap();
+        assert_eq!(serde_json::from_str::<Particle<f32>>(&json).unwrap(), fine);
+    }
+
+    /// The iteration limit of a loaded method is the builder's: `usize::MAX` from JSON
+    /// diverges and stops as it does when built (it ran forever).
+    #[test]
+    fn a_loaded_newton_that_cannot_converge_stops() {
+        use timestep::{Integrator, Method, StepError};
+        let json = format!(
+            r#"{{"backward-euler":{{"tolerance":null,"max_iterations":{},"structure":"dense","linear_forces":false}}}}"#,
+            usize::MAX
+        );
+        let mut method: Method<f64> = serde_json::from_str(&json).unwrap();
+        let mut y = 1e-3;
+        let jump = |y: &f64, _t: f64| -1e6 * y.signum();
+        let error = method.step(&mut y, &jump, 0.0, 0.01).unwrap_err();
+        assert!(matches!(error, StepError::Diverged { .. }), "{error:?}");
+        assert_eq!(y, 1e-3);
+    }
+
+    /// A Rosenbrock method could not be saved with its band (or its autonomy) at all: it
+    /// is saved with its settings and loads with the same, its stage count checked.
+    #[test]
+    fn a_rosenbrock_method_round_trips_with_every_setting() {
+        let banded = Rodas4
+            .with_structure(Structure::Banded { lower: 1, upper: 2 })
+            .assume_autonomous();
+        let json = serde_json::to_string(&banded).unwrap();
+        assert_eq!(
+            json,
+            r#"{"method":"rodas4","structure":{"banded":{"lower":1,"upper":2}},"autonomous":true}"#
+        );
+        let loaded: Rosenbrock<6> = serde_json::from_str(&json).unwrap();
+        assert_eq!(loaded, banded);
+        assert_eq!(loaded.structure(), Structure::Banded { lower: 1, upper: 2 });
+        let ros3p = Ros3p.with_structure(Structure::Banded { lower: 0, upper: 3 });
+        let loaded: Rosenbrock<3> =
+            serde_json::from_str(&serde_json::to_string(&ros3p).unwrap()).unwrap();
+        assert_eq!(loaded, ros3p);
+        // Rodas4 has 6 stages, not 3; unknown fields; a tableau not the crate's own.
+        assert!(serde_json::from_str::<Rosenbrock<3>>(&json).is_err());
+        let extra = json.replace('}', r#","colour":1}"#);
+        assert!(serde_json::from_str::<Rosenbrock<6>>(&extra).is_err());
+        static OTHER: timestep::RosenbrockTableau<6> = timestep::RosenbrockTableau {
+            gamma: 0.3,
+            ..Rodas4::TABLEAU
+        };
+        assert!(serde_json::to_string(&Rosenbrock::new(&OTHER)).is_err());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Round two: Particles check what Particle checks
+// ---------------------------------------------------------------------------------------
+
+/// A body of `f64::MAX` kg at 2 m/s: its momentum overflows, and `Particle::try_new`
+/// refuses it; `Particles` accepted it and one step sent it to infinity. Every body is
+/// checked as a `Particle` is, by the constructor and by the velocity setter, with the
+/// same error and the body's index.
+#[test]
+fn particles_refuse_what_a_particle_refuses() {
+    use timestep::{Particles, ParticlesError};
+    let heavy = Particle::try_new(f64::MAX, 0.0, 2.0).unwrap_err();
+    assert_eq!(
+        heavy,
+        MassError::MomentumOutOfRange {
+            mass: f64::MAX,
+            velocity: 2.0
+        }
+    );
+    let refused = Particles::try_new(vec![1.0, f64::MAX], vec![0.0, 0.0], vec![1.0, 2.0]);
+    assert_eq!(
+        refused,
+        Err(ParticlesError::Mass {
+            index: 1,
+            error: heavy
+        })
+    );
+    // Underflow: 10⁻³⁰⁰ kg at 10⁻³⁰ m/s has a momentum of 10⁻³³⁰, which is 0 in f64.
+    let light = Particle::try_new(1e-300, 0.0, 1e-30).unwrap_err();
+    let refused = Particles::try_new(vec![1e-300], vec![0.0], vec![1e-30]);
+    assert_eq!(
+        refused,
+        Err(ParticlesError::Mass {
+            index: 0,
+            error: light
+        })
+    );
+    let mut bodies = Particles::new(vec![1.0, f64::MAX], vec![0.0, 0.0], vec![0.0, 0.0]);
+    let before = bodies.clone();
+    assert_eq!(
+        bodies.try_set_velocity(1, 2.0),
+        Err(ParticlesError::Mass {
+            index: 1,
+            error: heavy
+        })
+    );
+    assert_eq!(bodies, before);
+    bodies.try_set_velocity(1, 0.5).unwrap();
+    assert_eq!(bodies.momenta()[1], 0.5 * f64::MAX);
+    let panic = std::panic::catch_unwind(move || bodies.set_velocity(1, 2.0)).unwrap_err();
+    let message = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        message.contains("body 1") && message.contains("momentum"),
+        "{message}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Round two: forces of the wrong size
+// ---------------------------------------------------------------------------------------
+
+/// The message of the panic `run` makes.
+fn panic_message(run: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let payload = std::panic::catch_unwind(run).expect_err("expected a panic");
+    match payload.downcast::<String>() {
+        Ok(message) => *message,
+        Err(payload) => payload.downcast_ref::<&str>().unwrap().to_string(),
+    }
+}
+
+/// Forces that return 3 components for a state of 2 panicked in every method blaming a
+/// resized state ("call `reset` on the stepper") or with a bare "index out of bounds".
+/// Every method, at a fixed step and under error control, names the forces and both
+/// sizes; a closure returning a `Vec` and an `InPlace` closure that resizes its buffer
+/// alike. (`Forces::force_into` returns nothing, so a panic is how it is said.)
+#[test]
+fn forces_of_the_wrong_size_are_named_as_the_cause() {
+    use timestep::{Adaptive, AdaptiveKind, InPlace, Particles};
+    let expected = "the forces returned 3 components for a state of 2";
+    let three = |_: &Vec<f64>, _t: f64| vec![0.0; 3];
+    let resizing = InPlace(|_: &Vec<f64>, _t: f64, out: &mut Vec<f64>| out.push(0.0));
+    for name in MethodKind::NAMES {
+        let message = panic_message(|| {
+            let mut method: Method<Vec<f64>> = name.parse().unwrap();
+            let _ = method.step(&mut vec![1.0, 2.0], &three, 0.0, 0.1);
+        });
+        assert!(message.contains(expected), "{name}: {message}");
+        let message = panic_message(|| {
+            let mut method: Method<Vec<f64>> = name.parse().unwrap();
+            let _ = method.step(&mut vec![1.0, 2.0], &resizing, 0.0, 0.1);
+        });
+        assert!(message.contains(expected), "{name} in place: {message}");
+    }
+    for kind in AdaptiveKind::all() {
+        let message = panic_message(|| {
+            let _ = Adaptive::new(kind).solve(&mut vec![1.0, 2.0], &three, 0.0, 1.0);
+        });
+        assert!(message.contains(expected), "{kind}: {message}");
+    }
+    // A linear part (exponential Euler) whose diagonal is resized.
+    let message = panic_message(|| {
+        use timestep::{Derivative, ExponentialEuler, Integrator, NoVelocity, WithLinearPart};
+        let forces = WithLinearPart::new(
+            |y: &Vec<f64>, _t: f64| y.iter().map(|y| -y).collect::<Vec<f64>>(),
+            |_: &Vec<f64>, _t: f64, diagonal: &mut Derivative<NoVelocity<f64>, Vec<f64>>| {
+                diagonal.force = vec![-1.0; 3];
+            },
+        );
+        let _ = ExponentialEuler.step(&mut vec![1.0, 2.0], &forces, 0.0, 0.1);
+    });
+    assert!(
+        message.contains("the linear part returned a diagonal of 3 components for a state of 2"),
+        "{message}"
+    );
+    // Particles: one force per body.
+    let message = panic_message(|| {
+        let mut bodies = Particles::new(vec![1.0, 1.0], vec![0.0, 1.0], vec![0.0, 0.0]);
+        let forces = |_: &Particles<f64>, _t: f64| vec![0.0; 3];
+        let mut verlet: Method<Particles<f64>> = "verlet".parse().unwrap();
+        let _ = verlet.step(&mut bodies, &forces, 0.0, 0.1);
+    });
+    assert!(message.contains(expected), "{message}");
+}
+
+/// Loading fuzzed documents: every serializable type, from a valid document with random
+/// mutations (a value replaced by a hostile one: zero, negative, huge, tiny, out of `f32`'s
+/// range, the wrong type; a field removed; an unknown field added). Each loads either
+/// `Err`, or `Ok` with a value that saves and loads back to itself (so it passed every
+/// check loading makes, and saving refuses nothing it holds); never a panic.
+///
+/// The case count is small for CI (32 per type); `TIMESTEP_FUZZ_CASES=100000 cargo test
+/// --features serde --test timestep nothing_silent::serde_fuzz` runs longer.
+#[cfg(feature = "serde")]
+mod serde_fuzz {
+    use glam::{DVec3, Vec3};
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use serde::de::DeserializeOwned;
+    use serde_json::{Value, json};
+    use std::fmt::Debug;
+    use timestep::control::Controller;
+    use timestep::rigid::{DRigidBody, Inertia, OrientationUpdate, RigidBody, Splitting};
+    use timestep::{
+        BackwardEuler, Derivative, FixedTimestep, ImplicitMidpoint, Method, MethodKind, Newmark,
+        NoVelocity, Particle, Radau5, Rk4, Rodas4, Ros3p, Rosenbrock, Structure, Trapezoid,
+    };
+
+    fn cases() -> u32 {
+        std::env::var("TIMESTEP_FUZZ_CASES")
+            .ok()
+            .and_then(|cases| cases.parse().ok())
+            .unwrap_or(32)
+    }
+
+    /// Values a hostile document puts anywhere.
+    fn hostile(seed: u64) -> Value {
+        let values = [
+            json!(0.0),
+            json!(-0.0),
+            json!(-1.0),
+            json!(1),
+            json!(0),
+            json!(1e-310),
+            json!(1e-45),
+            json!(1e308),
+            json!(-1e308),
+            json!(1e39),
+            json!(3.4e38),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(0.5),
+            json!("rk4"),
+            json!("banded"),
+            json!(""),
+            Value::Null,
+            json!(true),
+            json!([]),
+            json!({}),
+            json!([1.0, 2.0, 3.0]),
+            json!([1.0, 0.0, 0.0, 0.0]),
+            json!({"lower": 1, "upper": 1}),
+            json!({"banded": {"lower": 0, "upper": u64::MAX}}),
+            json!({"rk4": {"unknown": 1}}),
+            json!({"backward-euler": {}}),
+            json!({"radau5": {"tolerance": 0.0, "max_iterations": 7}}),
+        ];
+        values[(seed % values.len() as u64) as usize].clone()
+    }
+
+    /// Every place in `value`, as the path of keys and indices to it.
+    fn places(value: &Value, path: &mut Vec<Value>, out: &mut Vec<Vec<Value>>) {
+        out.push(path.clone());
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    path.push(json!(key));
+                    places(inner, path, out);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (index, inner) in items.iter().enumerate() {
+                    path.push(json!(index));
+                    places(inner, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn at<'v>(value: &'v mut Value, path: &[Value]) -> &'v mut Value {
+        path.iter().fold(value, |value, key| match key {
+            Value::String(key) => &mut value[key.as_str()],
+            Value::Number(index) => &mut value[index.as_u64().unwrap() as usize],
+            _ => unreachable!(),
+        })
+    }
+
+    /// Applies one mutation, chosen by `what`, at the place chosen by `where_`.
+    fn mutate(document: &mut Value, where_: u64, what: u64) {
+        let mut all = Vec::new();
+        places(document, &mut Vec::new(), &mut all);
+        let path = &all[(where_ % all.len() as u64) as usize];
+        match what % 4 {
+            // Remove a field (or an array item), or the value itself.
+            0 => match path.split_last() {
+                Some((Value::String(key), parent)) => {
+                    at(document, parent).as_object_mut().unwrap().remove(key);
+                }
+                Some((Value::Number(index), parent)) => {
+                    at(document, parent)
+                        .as_array_mut()
+                        .unwrap()
+                        .remove(index.as_u64().unwrap() as usize);
+                }
+                _ => *document = hostile(what / 4),
+            },
+            // Add an unknown field to an object.
+            1 => {
+                if let Value::Object(map) = at(document, path) {
+                    map.insert("unknown".into(), hostile(what / 4));
+                } else {
+                    *at(document, path) = hostile(what / 4);
+                }
+            }
+            // Scale a number by a hostile factor, or replace the value.
+            2 => {
+                let place = at(document, path);
+                match place.as_f64() {
+                    Some(x) => {
+                        let factors = [0.0, -1.0, 1e300, 1e-300, 1e30, 1e-30, 1.0 + 1e-7];
+                        let factor = factors[(what / 4 % factors.len() as u64) as usize];
+                        *place = json!(x * factor);
+                    }
+                    None => *place = hostile(what / 4),
+                }
+            }
+            _ => *at(document, path) = hostile(what / 4),
+        }
+    }
+
+    fn check<T>(valid: &T, mutations: &[(u64, u64)]) -> Result<(), TestCaseError>
+    where
+        T: Serialize + DeserializeOwned + PartialEq + Debug,
+    {
+        let mut document = serde_json::to_value(valid).unwrap();
+        for &(where_, what) in mutations {
+            mutate(&mut document, where_, what);
+        }
+        let text = serde_json::to_string(&document).unwrap();
+        if let Ok(loaded) = serde_json::from_str::<T>(&text) {
+            let saved = serde_json::to_string(&loaded);
+            prop_assert!(
+                saved.is_ok(),
+                "{text} loaded as {loaded:?}, which does not save"
+            );
+            let again = serde_json::from_str::<T>(&saved.unwrap());
+            prop_assert!(
+                again.is_ok(),
+                "{text} loaded as {loaded:?}, which does not load back"
+            );
+            prop_assert_eq!(again.unwrap(), loaded, "{}", text);
+        }
+        Ok(())
+    }
+
+    fn mutations() -> impl Strategy<Value = Vec<(u64, u64)>> {
+        prop::collection::vec((any::<u64>(), any::<u64>()), 1..4)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+        #[test]
+        fn states_load_valid_or_refused(mutations in mutations()) {
+            let mut particle = Particle::new(2.0, 1.0, 3.0);
+            particle.set_momentum(5.0);
+            check(&particle, &mutations)?;
+            check(&Particle::new(1e20_f32, 1.0_f32, 1e-10), &mutations)?;
+            check(&Particle::new(3.0, DVec3::new(1.0, 2.0, 3.0), DVec3::X), &mutations)?;
+            check(&Particle::new(3.0_f32, Vec3::ONE, Vec3::Y), &mutations)?;
+            check(&Derivative::new(1.0_f64, 2.0_f64), &mutations)?;
+            check(&NoVelocity::<f64>::default(), &mutations)?;
+            let mut body = DRigidBody::new(2.0, Inertia::cuboid(2.0, 1.0, 2.0, 3.0));
+            body.set_angular_momentum(DVec3::new(1.0, -2.0, 0.5));
+            body.set_momentum(DVec3::new(0.0, 4.0, 0.0));
+            check(&body, &mutations)?;
+            check(&RigidBody::new(1.0, Inertia::cube(1.0, 1.0)), &mutations)?;
+            check(&Inertia::cuboid(2.0, 1.0, 2.0, 3.0), &mutations)?;
+            check(&OrientationUpdate::Exponential, &mutations)?;
+        }
+
+        #[test]
+        fn methods_and_settings_load_valid_or_refused(mutations in mutations()) {
+            for method in MethodKind::all() {
+                check(&method, &mutations)?;
+            }
+            let banded = Structure::Banded { lower: 1, upper: 2 };
+            check(&MethodKind::BackwardEuler(BackwardEuler::new().with_tolerance(1e-9)), &mutations)?;
+            check(&MethodKind::Newmark(Newmark::linear_acceleration()), &mutations)?;
+            check(&MethodKind::Radau5(Radau5::new().with_structure(banded)), &mutations)?;
+            check(&"rk4".parse::<Method<f64>>().unwrap(), &mutations)?;
+            check(&BackwardEuler::new().with_structure(banded).with_max_iterations(3), &mutations)?;
+            check(&Trapezoid::new().with_linear_forces(), &mutations)?;
+            check(&ImplicitMidpoint::new().with_tolerance(1e-6), &mutations)?;
+            check(&Newmark::new(), &mutations)?;
+            check(&Radau5::new().with_tolerance(1e-4), &mutations)?;
+            check(&Rodas4.with_structure(banded).assume_autonomous(), &mutations)?;
+            check(&Ros3p.with_structure(banded), &mutations)?;
+            check(&Rosenbrock::new(&Rodas4::TABLEAU), &mutations)?;
+            check(&Rk4, &mutations)?;
+            check(&Splitting, &mutations)?;
+            check(&banded, &mutations)?;
+            check(&Controller::default(), &mutations)?;
+            let mut clock = FixedTimestep::new(0.25);
+            assert_eq!(clock.advance(0.1).unwrap().steps(), 0);
+            check(&clock, &mutations)?;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Round two: events inside a step
+// ---------------------------------------------------------------------------------------
+
+/// The `Event` docs' ball (dropped from 10 m, restitution 0.9) run to t = 10 instead of 3:
+/// it fell through the floor, `Ok` with one bounce of four found and the ball 252 m below.
+/// After the first bounce the step grew tenfold and spanned a whole flight, up and back
+/// down through the floor: the event function was negative (or zero) at both of the
+/// step's ends and its sign change went unseen. The closed form: the first bounce at
+/// `t₁ = √(2h/g)` with speed `v₁ = g t₁`, each flight after bounce `k` lasting
+/// `2 eᵏ v₁ / g`; four bounces before t = 10. Every method with error control finds all
+/// four, and no state the run passes through is below the floor.
+#[test]
+fn a_bouncing_ball_bounces_every_time_and_never_falls_through() {
+    use timestep::adaptive::{Direction, Event};
+    use timestep::{Adaptive, AdaptiveKind, Tolerances};
+    let (g, height, restitution): (f64, f64, f64) = (9.81, 10.0, 0.9);
+    let first = (2.0 * height / g).sqrt();
+    let mut exact = vec![first];
+    let mut speed = g * first;
+    while exact.len() < 5 {
+        speed *= restitution;
+        exact.push(exact.last().unwrap() + 2.0 * speed / g);
+    }
+    assert!(exact[3] < 10.0 && exact[4] > 10.0);
+    let gravity = |y: &[f64; 2], _t: f64| [y[1], -g];
+    for kind in AdaptiveKind::all() {
+        let ground = Event::new(|y: &[f64; 2], _t: f64| y[0])
+            .direction(Direction::Falling)
+            .action(move |y: &mut [f64; 2], _t: f64| y[1] *= -restitution);
+        let solution = Adaptive::new(kind)
+            .with_tolerances(Tolerances::new(1e-10, 1e-10))
+            .integrate(&gravity, [height, 0.0], 0.0, 10.0)
+            .events(ground)
+            .solve()
+            .unwrap_or_else(|error| panic!("{kind}: {error}"));
+        let bounces: Vec<f64> = solution.events.iter().map(|fired| fired.t).collect();
+        assert_eq!(bounces.len(), 4, "{kind}: bounces at {bounces:?}");
+        for (found, expected) in bounces.iter().zip(&exact) {
+            assert!((found - expected).abs() < 1e-6, "{kind}: {bounces:?}");
+        }
+        for (t, state) in solution.times.iter().zip(&solution.states) {
+            assert!(state[0] > -1e-6, "{kind}: at t = {t}, y = {}", state[0]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Round two: well-conditioned stiff steps are taken
+// ---------------------------------------------------------------------------------------
+
+/// Backward Euler on `y' = −k (y − cos t)`, `k = 10¹⁶`, `dt = 0.01`: each step's answer
+/// `y₁ = (y₀ + dt k cos t₁) / (1 + dt k)` is perfectly conditioned, but the second step was
+/// refused as "too long for the state's precision": the rounding bound took each residual
+/// row's rounding (`64 ε k |y|` ≈ 10³) as the rate's, ignoring the damping of
+/// `(1 + dt k)⁻¹` = 10⁻¹⁴. Ten steps, each the closed form to the Newton tolerance, for
+/// backward Euler, the trapezoidal rule (whose answer is
+/// `(y₀ (1 − dt k/2) + dt k (cos t₀ + cos t₁)/2) / (1 + dt k/2)`) and a 3-unknown system
+/// of such rows coupled weakly (still diagonally dominant).
+#[test]
+fn a_well_conditioned_stiff_step_is_taken() {
+    use approx::assert_relative_eq;
+    use timestep::{BackwardEuler, Stepper, Trapezoid};
+    let k = 1e16;
+    let forces = move |y: &f64, t: f64| -k * (y - t.cos());
+    let dt = 0.01;
+    let (mut euler, mut trapezoid) = (0.5, 0.5);
+    let mut euler_stepper = Stepper::new(BackwardEuler::new());
+    let mut trapezoid_stepper = Stepper::new(Trapezoid::new());
+    for i in 0..10 {
+        let t = i as f64 * dt;
+        let exact = (euler + dt * k * (t + dt).cos()) / (1.0 + dt * k);
+        euler_stepper
+            .step(&mut euler, &forces, t, dt)
+            .unwrap_or_else(|error| panic!("backward Euler, step {i}: {error}"));
+        // To the Newton tolerance, ε^(2/3) relative to the rate (about 50 here).
+        assert_relative_eq!(euler, exact, max_relative = 1e-9);
+        let h = 0.5 * dt * k;
+        let exact = (trapezoid * (1.0 - h) + h * (t.cos() + (t + dt).cos())) / (1.0 + h);
+        trapezoid_stepper
+            .step(&mut trapezoid, &forces, t, dt)
+            .unwrap_or_else(|error| panic!("trapezoid, step {i}: {error}"));
+        assert_relative_eq!(trapezoid, exact, max_relative = 1e-9, epsilon = 1e-9);
+    }
+    assert_relative_eq!(euler, 0.1_f64.cos(), max_relative = 1e-9);
+    // Three such rows, each pulled a thousandth as hard towards its neighbours.
+    let coupled = move |y: &Vec<f64>, t: f64| {
+        (0..3)
+            .map(|i| -k * (y[i] - t.cos()) + 1e-3 * k * (y[(i + 1) % 3] - y[i]))
+            .collect::<Vec<f64>>()
+    };
+    let mut y = vec![0.5, 0.0, -0.5];
+    let mut stepper = Stepper::new(BackwardEuler::new());
+    for i in 0..10 {
+        stepper
+            .step(&mut y, &coupled, i as f64 * dt, dt)
+            .unwrap_or_else(|error| panic!("coupled, step {i}: {error}"));
+    }
+    // Pulled to cos t within 10⁻¹⁴ after the first step; the Newton tolerance remains.
+    for y in y {
+        assert_relative_eq!(y, 0.1_f64.cos(), max_relative = 1e-9);
+    }
+}

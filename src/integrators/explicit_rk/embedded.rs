@@ -34,6 +34,7 @@ pub struct PairWorkspace<S: State, const N: usize> {
 /// that the compiler folds into the stage loop, or any `&'static EmbeddedPair<N>`.
 pub trait PairSource<const N: usize>: Copy {
     /// The pair.
+    #[must_use]
     fn pair(self) -> &'static EmbeddedPair<N>;
 }
 

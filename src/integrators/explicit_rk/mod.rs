@@ -178,6 +178,7 @@ impl<const N: usize> Tableau<N> {
     /// Whether stage `i` matters to a step: it has a weight, or a later stage uses it. (An
     /// embedded pair's last stage, the rate at the new state, matters only to its error
     /// estimate and to the next step, so a fixed step skips it.)
+    #[must_use]
     pub const fn needs(&self, i: usize) -> bool {
         if self.b[i] != 0.0 {
             return true;
@@ -193,6 +194,7 @@ impl<const N: usize> Tableau<N> {
     }
 
     /// Force evaluations per fixed step: the stages that matter.
+    #[must_use]
     pub const fn evaluations(&self) -> u32 {
         let mut count = 0;
         let mut i = 0;
@@ -206,6 +208,7 @@ impl<const N: usize> Tableau<N> {
     }
 
     /// What the tableau says of itself.
+    #[must_use]
     pub const fn properties(&self) -> Properties {
         Properties::explicit(self.name, self.order, self.evaluations())
     }
@@ -213,6 +216,7 @@ impl<const N: usize> Tableau<N> {
     /// The stability function `R(z) = 1 + z bᵀ(I − zA)⁻¹𝟙` at a real `z`: a step of `h`
     /// on `y′ = λy` multiplies `y` by `R(hλ)`. (For an explicit method a polynomial:
     /// RK4's is `1 + z + z²/2 + z³/6 + z⁴/24`.)
+    #[must_use]
     pub fn stability_function(&self, z: f64) -> f64 {
         let mut stage = [0.0; N];
         let mut r = 1.0;
@@ -230,6 +234,7 @@ impl<const N: usize> Tableau<N> {
     /// Dormand–Prince 5(4)). Found by a scan in steps of 0.01 and bisection, to 10⁻¹⁵;
     /// infinite for a tableau that never grows up to `x = 10³` (no consistent explicit
     /// method).
+    #[must_use]
     pub fn real_stability_boundary(&self) -> f64 {
         const STEP: f64 = 0.01;
         let grows = |x: f64| self.stability_function(-x).abs() > 1.0;

@@ -50,6 +50,7 @@ impl<const N: usize> EmbeddedPair<N> {
     /// # Panics
     ///
     /// At compile time, for a pair without one.
+    #[must_use]
     pub const fn end_stage(&self) -> usize {
         let mut i = 0;
         while i < N {
@@ -70,6 +71,7 @@ impl<const N: usize> EmbeddedPair<N> {
     /// How many stages a step attempt evaluates: up to the last one with a weight in the
     /// propagated solution or in an error estimate. (The rest serve the next step or the
     /// dense output.)
+    #[must_use]
     pub const fn attempt_stages(&self) -> usize {
         let mut count = 0;
         let mut i = 0;
@@ -87,6 +89,7 @@ impl<const N: usize> EmbeddedPair<N> {
     }
 
     /// The dense output's weights `wᵢ(θ)`.
+    #[must_use]
     pub fn dense_weights(&self, theta: f64) -> [f64; N] {
         core::array::from_fn(|i| {
             let mut power = theta;

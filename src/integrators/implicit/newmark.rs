@@ -189,11 +189,13 @@ impl Newmark {
     }
 
     /// `β`: half the weight of the end-of-step acceleration in the position update.
+    #[must_use]
     pub fn beta(&self) -> f64 {
         self.beta
     }
 
     /// `γ`: the weight of the end-of-step acceleration in the velocity update.
+    #[must_use]
     pub fn gamma(&self) -> f64 {
         self.gamma
     }

@@ -128,6 +128,10 @@ struct Memory<T> {
     /// `64 ε max_i Σ_j |∂rᵢ/∂D_j − δᵢⱼ| / |c dt|` of the kept matrix: bounds how much
     /// rounding of the coordinates moves a residual row, for any coordinates.
     rounding_per_coordinate: T,
+    /// What the kept matrix's inverse shrinks any vector by at least, in the ∞-norm:
+    /// `minᵢ (|Aᵢᵢ| − Σⱼ≠ᵢ |Aᵢⱼ|)` when every row is diagonally dominant by more than 1
+    /// (Varah's bound on `‖A⁻¹‖∞`), otherwise 1.
+    damping: T,
     /// Whether the matrix was made from the forces' own Jacobian (not by differences).
     analytic: bool,
 }
@@ -156,6 +160,7 @@ impl<S: State> ImplicitWorkspace<S> {
                 kept_for: None,
                 ended: None,
                 rounding_per_coordinate: S::Scalar::zero(),
+                damping: S::Scalar::one(),
                 analytic: false,
             },
         }
@@ -333,7 +338,12 @@ impl<'w, S: State> Newton<'w, S> {
         // until the matrix is made anew the test leaves it out, which is only stricter.
         let mut matrix_rounding = S::Scalar::zero();
         let mut previous = None;
-        for _ in 0..self.max_iterations {
+        // The smallest ratio so far and the iterations since it, for divergence; and
+        // whether the matrix in use was made in this solve (a kept one may just be stale).
+        let mut best = S::Scalar::infinity();
+        let mut stalled = 0;
+        let mut made_here = false;
+        for iteration in 1..=self.max_iterations {
             self.stage_into(state, forces, stage_time, stage_dt, Probe::Rate);
             // Finite differences need the residual itself; otherwise its negation goes
             // straight into the correction when the buffers are slices.
@@ -353,6 +363,7 @@ impl<'w, S: State> Newton<'w, S> {
                 self.set_rounding(stage_dt);
                 self.matrix.factor()?;
                 make = false;
+                made_here = true;
                 matrix_rounding = one;
             }
             if negated.is_none() {
@@ -389,6 +400,16 @@ impl<'w, S: State> Newton<'w, S> {
                 self.check_resolved(dt, matrix_rounding)?;
                 return Ok(fast);
             }
+            if made_here {
+                if ratio < best {
+                    (best, stalled) = (ratio, 0);
+                } else {
+                    stalled += 1;
+                }
+                // With the same matrix as the last iteration: `θ` is its contraction rate.
+                let theta = previous.map(|previous| ratio / previous);
+                self.check_contraction(ratio, best, stalled, theta, iteration, dt)?;
+            }
             // Slower, or NaN: the matrix is too far from the current one, so the next
             // iteration makes it anew.
             previous = if fast {
@@ -402,6 +423,46 @@ impl<'w, S: State> Newton<'w, S> {
             iterations: self.max_iterations,
             correction: self.relative_correction(dt).to_f64(),
         })
+    }
+
+    /// Gives up on an iteration, with matrices made in this solve, that will not converge:
+    /// it diverges when [`STALL`] iterations in a row brought no correction smaller than
+    /// the smallest so far, `best` (however many iterations are allowed, so that a limit
+    /// of `usize::MAX` ends as soon as progress stops: an iteration that jumps between
+    /// two values forever, a `ratio` that is `NaN`), and it converges too slowly when,
+    /// at the contraction rate `theta` of the same matrix, the `ratio` would still be
+    /// above 1 when the iterations allowed run out, as radau5.f predicts. Only a `theta`
+    /// below 0.1 predicts, since a slower one has the matrix made anew, which changes the
+    /// rate. (One matrix made anew may send the next correction up before Newton's
+    /// quadratic convergence sets in: a single correction larger than the last is not
+    /// divergence.)
+    fn check_contraction(
+        &self,
+        ratio: S::Scalar,
+        best: S::Scalar,
+        stalled: usize,
+        theta: Option<S::Scalar>,
+        iteration: usize,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        if stalled >= STALL || ratio.is_nan() {
+            return Err(StepError::Diverged {
+                iterations: iteration,
+                contraction: (ratio / best).to_f64(),
+            });
+        }
+        let Some(theta) = theta.map(|theta| theta.to_f64()) else {
+            return Ok(());
+        };
+        // `θ^left` in f64: `left` may be any usize, and a huge one gives 0 as it should.
+        let left = (self.max_iterations - iteration) as f64;
+        if theta <= 0.1 && ratio.to_f64() * theta.powf(left) > 1.0 {
+            return Err(StepError::NotConverged {
+                iterations: iteration,
+                correction: self.relative_correction(dt).to_f64(),
+            });
+        }
+        Ok(())
     }
 
     /// Adds the correction to the rate and returns the largest ratio of a coordinate's
@@ -650,14 +711,22 @@ impl<'w, S: State> Newton<'w, S> {
         // much the residual's row moves with the stage's coordinates.
         let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon() / stage_dt.abs();
         let mut largest_row = S::Scalar::zero();
+        let mut margin = S::Scalar::infinity();
         for i in 0..self.matrix.dim() {
             let (rounding, row) = self
                 .matrix
                 .off_identity_row_norms(i, |j| self.coordinate(j));
             self.rounding[i] = noise * rounding;
             largest_row = largest_row.max(row);
+            margin = margin.min(self.matrix.dominance(i));
         }
         self.memory.rounding_per_coordinate = noise * largest_row;
+        // Not `max`, which would take a NaN margin for 1 silently: the same, spelt out.
+        self.memory.damping = if margin > S::Scalar::one() {
+            margin
+        } else {
+            S::Scalar::one()
+        };
     }
 
     /// Refuses a solution that rounding alone could move by more than the whole state's
@@ -665,6 +734,17 @@ impl<'w, S: State> Newton<'w, S> {
     /// stage's force cannot be resolved, where accepting it would leave garbage. With a
     /// kept matrix (`matrix_rounding` 0) the rounding is bounded through the largest
     /// coordinate; a step refused on that bound is solved again with a matrix made anew.
+    ///
+    /// Rounding moves each residual row by some `δᵢ`, which moves the rate by
+    /// `A⁻¹ δ` (`A = ∂r/∂D`, the Newton matrix) and the state by `dt` times that. A matrix
+    /// whose rows are all diagonally dominant shrinks it: `‖A⁻¹ δ‖∞ ≤ ‖δ‖∞ / margin`
+    /// (Varah's bound, the margin kept by [`set_rounding`](Self::set_rounding)). That is
+    /// what makes a stiff step well conditioned: backward Euler on
+    /// `y' = −10¹⁶ (y − cos t)` at `dt = 0.01` rounds its residual by 10³, which
+    /// `A = 1 + 10¹⁴` brings down to 10⁻¹¹ in the rate, and its answer
+    /// `(y₀ + dt k cos t₁)/(1 + dt k)` is taken. A matrix that is not dominant (the spring
+    /// at `dt = 10⁴⁵`, whose rows are `(1, −dt/m)` and `(dt k, 1)`) is bounded without
+    /// it, as before.
     fn check_resolved(&self, dt: S::Scalar, matrix_rounding: S::Scalar) -> Result<(), StepError> {
         let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
         let zero = S::Scalar::zero();
@@ -690,7 +770,7 @@ impl<'w, S: State> Newton<'w, S> {
         if matrix_rounding == zero {
             rounding = rounding + self.memory.rounding_per_coordinate * largest;
         }
-        let worst = rounding * dt.abs();
+        let worst = rounding / self.memory.damping * dt.abs();
         if worst > extent {
             return Err(StepError::StepTooLong {
                 dt: dt.to_f64(),
@@ -701,6 +781,11 @@ impl<'w, S: State> Newton<'w, S> {
         Ok(())
     }
 }
+
+/// Iterations in a row, with matrices made in the step, without a correction smaller
+/// than the smallest so far, after which the Newton iteration is taken to diverge: more
+/// than the one rise a matrix made anew may bring before Newton's convergence sets in.
+const STALL: usize = 4;
 
 /// Which rate a residual is taken at: the iterate, or its nudged copy for differences.
 #[derive(Clone, Copy)]

@@ -112,6 +112,7 @@ pub enum RosenbrockDense<const S: usize> {
 impl<const S: usize> RosenbrockTableau<S> {
     /// Whether stage `i` evaluates `f` where stage `i − 1` did (the same row of `a`, the
     /// same `α`), so that evaluation is reused: ROS3P's third stage.
+    #[must_use]
     pub const fn reuses_rate(&self, i: usize) -> bool {
         if i < 2 || i >= S || self.alpha[i] != self.alpha[i - 1] {
             return false;
@@ -129,6 +130,7 @@ impl<const S: usize> RosenbrockTableau<S> {
     /// Force evaluations per fixed step for the stages (the first at the start included),
     /// not counting the Jacobian (`n` with finite differences, one per diagonal of a band)
     /// nor `∂f/∂t` (two, unless the forces are declared autonomous).
+    #[must_use]
     pub const fn evaluations(&self) -> u32 {
         let mut count = 0;
         let mut i = 0;
@@ -142,11 +144,13 @@ impl<const S: usize> RosenbrockTableau<S> {
     }
 
     /// The error weights `bᵢ − b̂ᵢ`.
+    #[must_use]
     pub fn error_weights(&self) -> [f64; S] {
         core::array::from_fn(|i| self.b[i] - self.b_hat[i])
     }
 
     /// What the tableau says of itself.
+    #[must_use]
     pub const fn properties(&self) -> Properties {
         Properties::explicit(self.name, self.order, self.evaluations()).implicit()
     }
@@ -275,19 +279,84 @@ impl<const S: usize> Rosenbrock<S> {
     }
 
     /// The coefficients.
+    #[must_use]
     pub const fn tableau(&self) -> &'static RosenbrockTableau<S> {
         self.tableau
     }
 
     /// Which entries of the Jacobian can be non-zero.
+    #[must_use]
     pub const fn structure(&self) -> Structure {
         self.structure
     }
 
     /// Whether `∂f/∂t` is taken as zero.
+    #[must_use]
     pub const fn is_autonomous(&self) -> bool {
         self.autonomous
     }
+}
+
+/// Saved as the name of its tableau with its settings,
+/// `{"method": "rodas4", "structure": {"banded": {"lower": 1, "upper": 1}}, "autonomous": false}`,
+/// so that a round trip keeps the band and the autonomy. Only the crate's own tableaus
+/// ([`Rodas4`](crate::Rodas4) and [`Ros3p`](crate::Ros3p)) can be saved: another tableau
+/// is refused when saving, not lost on loading. Unknown fields, and a method whose number
+/// of stages is not the type's, are refused on loading.
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::Rosenbrock;
+    use crate::{Rodas4, Ros3p, Structure};
+    use serde::de::Error as _;
+    use serde::ser::Error as _;
+
+    #[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    enum Name {
+        Rodas4,
+        Ros3p,
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "Rosenbrock", deny_unknown_fields)]
+    struct Saved {
+        method: Name,
+        structure: Structure,
+        autonomous: bool,
+    }
+
+    macro_rules! saved_as {
+        ($stages:literal: $($name:ident => $tableau:expr),*) => {
+            impl serde::Serialize for Rosenbrock<$stages> {
+                fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    let method = $(if *self.tableau == $tableau { Name::$name } else)* {
+                        return Err(S::Error::custom(
+                            "only the crate's own Rosenbrock tableaus (rodas4, ros3p) can be saved",
+                        ));
+                    };
+                    Saved { method, structure: self.structure, autonomous: self.autonomous }
+                        .serialize(serializer)
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for Rosenbrock<$stages> {
+                fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    let saved = Saved::deserialize(deserializer)?;
+                    #[allow(unreachable_patterns)]
+                    let tableau = match saved.method {
+                        $(Name::$name => &$tableau,)*
+                        _ => return Err(D::Error::custom(concat!(
+                            "that Rosenbrock method does not have ", $stages, " stages"
+                        ))),
+                    };
+                    Ok(Rosenbrock { tableau, structure: saved.structure, autonomous: saved.autonomous })
+                }
+            }
+        };
+    }
+
+    saved_as!(6: Rodas4 => Rodas4::TABLEAU);
+    saved_as!(3: Ros3p => Ros3p::TABLEAU);
 }
 
 /// The buffers of a Rosenbrock step: one increment `Uᵢ` per stage, the rates at the start

@@ -135,22 +135,26 @@ macro_rules! newton_builders {
 
             /// The relative Newton tolerance set, or `None` for the default of the state's
             /// precision.
+            #[must_use]
             pub fn tolerance(&self) -> Option<f64> {
                 self.newton.tolerance
             }
 
             /// Newton iterations allowed per step.
+            #[must_use]
             pub fn max_iterations(&self) -> usize {
                 self.newton.max_iterations
             }
 
             /// Which entries of the Jacobian can be non-zero.
+            #[must_use]
             pub fn structure(&self) -> $crate::Structure {
                 self.newton.structure
             }
 
             /// Whether the forces are declared affine with an exact constant Jacobian
             /// ([`with_linear_forces`](Self::with_linear_forces)).
+            #[must_use]
             pub fn linear_forces(&self) -> bool {
                 self.newton.linear
             }

@@ -44,6 +44,7 @@ pub struct WithJacobian<F, J> {
 
 impl<F, J> WithJacobian<F, J> {
     /// Pairs `forces` with `jacobian`.
+    #[must_use]
     pub const fn new(forces: F, jacobian: J) -> Self {
         WithJacobian { forces, jacobian }
     }

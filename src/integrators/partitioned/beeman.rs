@@ -122,7 +122,7 @@ impl Scheme for Beeman {
         let c = |x: f64| S::Scalar::from_f64(x);
         let continuing = continues_evenly(*memory, t, dt);
         if !continuing {
-            forces.force_into(state, t, current);
+            crate::state::force_into(forces, state, t, current);
             previous.assign(current);
         }
         // x += (v + (4F − F₋₁) dt/6m) dt
@@ -139,7 +139,7 @@ impl Scheme for Beeman {
         sum.add_scaled_assign(previous, c(-0.5));
         probe.clone_from(state);
         probe.kick_by(sum, dt);
-        forces.force_into(probe, t + dt, end);
+        crate::state::force_into(forces, probe, t + dt, end);
         // v += (2a₊₁ + 5a − a₋₁) dt/6, or Verlet's (a + a₊₁) dt/2 on a bootstrap step.
         if continuing {
             sum.assign(end);

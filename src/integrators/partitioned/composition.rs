@@ -339,16 +339,19 @@ impl<B: SymmetricStep> Composition<B> {
     }
 
     /// The base step.
+    #[must_use]
     pub const fn base(&self) -> B {
         self.base
     }
 
     /// The coefficient table.
+    #[must_use]
     pub const fn coefficients(&self) -> &'static Coefficients {
         self.coefficients
     }
 
     /// Force evaluations per step.
+    #[must_use]
     pub const fn evaluations(&self) -> u32 {
         match self.coefficients.sequence {
             Sequence::Composition(gamma) if B::KICK_FIRST => gamma.len() as u32 + 1,
@@ -466,7 +469,7 @@ fn kick_first<S: State, F: Forces<S> + ?Sized>(
         .as_mut()
         .expect("a kick-first workspace holds a predicted state");
     let mut elapsed = 0.0;
-    forces.force_into(state, t, force);
+    crate::state::force_into(forces, state, t, force);
     for i in 0..stages {
         state.kick_by(force, dt * S::Scalar::from_f64(kick(i)));
         let a = drift_of(i);
@@ -474,7 +477,12 @@ fn kick_first<S: State, F: Forces<S> + ?Sized>(
         elapsed += a;
         predicted.clone_from(state);
         predicted.kick_by(force, dt * S::Scalar::from_f64(0.5 * a));
-        forces.force_into(predicted, t + dt * S::Scalar::from_f64(elapsed), force);
+        crate::state::force_into(
+            forces,
+            predicted,
+            t + dt * S::Scalar::from_f64(elapsed),
+            force,
+        );
     }
     state.kick_by(force, dt * S::Scalar::from_f64(kick(stages)));
 }
@@ -502,7 +510,7 @@ fn drift_first<S: State, F: Forces<S> + ?Sized>(
         let a = drift_of(i);
         drift(state, velocity, dt * S::Scalar::from_f64(a));
         elapsed += a;
-        forces.force_into(state, t + dt * S::Scalar::from_f64(elapsed), force);
+        crate::state::force_into(forces, state, t + dt * S::Scalar::from_f64(elapsed), force);
         state.kick_by(force, dt * S::Scalar::from_f64(kick(i)));
     }
     drift(state, velocity, dt * S::Scalar::from_f64(drift_of(stages)));

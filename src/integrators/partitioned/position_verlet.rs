@@ -146,7 +146,7 @@ impl Scheme for PositionVerlet {
             behind,
             probe,
         } = workspace;
-        forces.force_into(state, t, force);
+        crate::state::force_into(forces, state, t, force);
         // a·dt in velocity coordinates, whatever the state's mass or inertia: the change
         // of the velocity a kick makes, plus (central difference) the change a drift makes,
         // for velocities that depend on the positions too (a rigid body's spin `½ ω q`
@@ -181,7 +181,7 @@ impl Scheme for PositionVerlet {
         state.kick_by(force, half(dt));
         state.drift_by(displacement_rate, dt);
         predict(state, force, dt, probe);
-        forces.force_into(probe, t + dt, end_force);
+        crate::state::force_into(forces, probe, t + dt, end_force);
         state.kick_by(end_force, half(dt));
         *memory = Some((dt, t + dt));
         Ok(())

@@ -67,7 +67,7 @@ impl Scheme for SemiImplicitEuler {
         dt: S::Scalar,
     ) -> Result<(), StepError> {
         let SemiImplicitEulerWorkspace { force, velocity } = workspace;
-        forces.force_into(state, t, force);
+        crate::state::force_into(forces, state, t, force);
         state.kick_drift(force, dt, dt, velocity);
         Ok(())
     }

@@ -90,18 +90,18 @@ impl Scheme for Verlet {
             velocity,
             predicted,
         } = workspace;
-        forces.force_into(state, t, start);
+        crate::state::force_into(forces, state, t, start);
         state.kick_drift(start, half(dt), dt, velocity);
         let end = if forces.reads_momenta() {
             let (end, predicted) =
                 predicted.get_or_insert_with(|| (state.zero_force(), state.clone()));
             predict(state, start, dt, predicted);
-            forces.force_into(predicted, t + dt, end);
+            crate::state::force_into(forces, predicted, t + dt, end);
             end
         } else {
             // The predicted momenta would not be read: the end force at the state itself,
             // into the start force's buffer, as a hand-written loop keeps one.
-            forces.force_into(state, t + dt, start);
+            crate::state::force_into(forces, state, t + dt, start);
             start
         };
         state.kick_by(end, half(dt));

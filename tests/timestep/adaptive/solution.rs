@@ -237,7 +237,7 @@ fn a_newton_iteration_that_never_converges_is_the_cause_reported() {
         matches!(
             error,
             AdaptiveError::StepFailed {
-                cause: StepError::NotConverged { .. },
+                cause: StepError::Diverged { .. },
                 ..
             }
         ),

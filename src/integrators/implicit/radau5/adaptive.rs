@@ -177,7 +177,9 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                 memory.thqold = thq;
                 if memory.theta < 0.99 {
                     memory.faccon = memory.theta / (1.0 - memory.theta);
-                    let left = (nit - 1 - newt) as i32;
+                    // Saturated: a limit of `usize::MAX` iterations must not wrap to a
+                    // negative count (which predicted that nothing ever converges).
+                    let left = i32::try_from(nit - 1 - newt).unwrap_or(i32::MAX);
                     let dyth = memory.faccon * dyno * math::powi(memory.theta, left) / fnewt;
                     if dyth >= 1.0 {
                         // Converging, but not within the iterations left: retry
@@ -187,7 +189,11 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                         return self.fail(workspace, factor, not_converged(newt, dyno));
                     }
                 } else {
-                    return self.fail(workspace, 0.5, not_converged(newt, dyno));
+                    let diverged = StepError::Diverged {
+                        iterations: newt,
+                        contraction: memory.theta,
+                    };
+                    return self.fail(workspace, 0.5, diverged);
                 }
             }
             memory.dynold = dyno.max(epsilon);
@@ -326,7 +332,9 @@ impl Radau5 {
     ) -> Result<f64, StepError> {
         workspace.memory.outcome = Outcome::Failed(factor);
         workspace.memory.iterations = match cause {
-            StepError::NotConverged { iterations, .. } => iterations,
+            StepError::NotConverged { iterations, .. } | StepError::Diverged { iterations, .. } => {
+                iterations
+            }
             _ => 0,
         };
         Err(cause)

@@ -58,13 +58,23 @@ impl Scheme for Radau5 {
             if correction <= 1.0 {
                 break;
             }
-            let stalled = since_jacobian > 1 && correction > 0.5 * previous;
+            let theta = correction / previous;
+            let stalled = since_jacobian > 1 && theta > 0.5;
             previous = correction;
             if since_jacobian >= self.max_iterations || stalled {
                 if jacobians >= MAX_JACOBIANS {
-                    return Err(StepError::NotConverged {
-                        iterations,
-                        correction: correction * tolerance.to_f64(),
+                    // No smaller than the last correction with the last Jacobian allowed:
+                    // diverging, not merely slow.
+                    return Err(if stalled && (theta >= 1.0 || theta.is_nan()) {
+                        StepError::Diverged {
+                            iterations,
+                            contraction: theta,
+                        }
+                    } else {
+                        StepError::NotConverged {
+                            iterations,
+                            correction: correction * tolerance.to_f64(),
+                        }
                     });
                 }
                 // Simplified Newton with the start's Jacobian is not enough: take it

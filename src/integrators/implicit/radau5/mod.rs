@@ -240,6 +240,7 @@ impl Radau5 {
     /// ```
     /// assert_eq!(timestep::Radau5::new().structure(), timestep::Structure::Dense);
     /// ```
+    #[must_use]
     pub fn structure(&self) -> Structure {
         self.structure
     }
@@ -249,6 +250,7 @@ impl Radau5 {
     /// ```
     /// assert_eq!(timestep::Radau5::new().tolerance(), None);
     /// ```
+    #[must_use]
     pub fn tolerance(&self) -> Option<f64> {
         self.tolerance
     }
@@ -258,6 +260,7 @@ impl Radau5 {
     /// ```
     /// assert_eq!(timestep::Radau5::new().max_iterations(), 7);
     /// ```
+    #[must_use]
     pub fn max_iterations(&self) -> usize {
         self.max_iterations
     }
