@@ -23,12 +23,14 @@ pub trait Functions: Copy {
     fn math_exp_m1(x: Self) -> Self;
     /// `xʸ`.
     fn math_powf(x: Self, y: Self) -> Self;
+    /// `ln x`.
+    fn math_ln(x: Self) -> Self;
     /// `∛x`.
     fn math_cbrt(x: Self) -> Self;
 }
 
 macro_rules! functions {
-    ($t:ty, $sin_cos:ident, $exp:ident, $exp_m1:ident, $powf:ident, $cbrt:ident) => {
+    ($t:ty, $sin_cos:ident, $exp:ident, $exp_m1:ident, $powf:ident, $ln:ident, $cbrt:ident) => {
         #[cfg(feature = "deterministic")]
         impl Functions for $t {
             #[inline]
@@ -46,6 +48,10 @@ macro_rules! functions {
             #[inline]
             fn math_powf(x: Self, y: Self) -> Self {
                 libm::$powf(x, y)
+            }
+            #[inline]
+            fn math_ln(x: Self) -> Self {
+                libm::$ln(x)
             }
             #[inline]
             fn math_cbrt(x: Self) -> Self {
@@ -72,6 +78,10 @@ macro_rules! functions {
                 num_traits::Float::powf(x, y)
             }
             #[inline]
+            fn math_ln(x: Self) -> Self {
+                num_traits::Float::ln(x)
+            }
+            #[inline]
             fn math_cbrt(x: Self) -> Self {
                 num_traits::Float::cbrt(x)
             }
@@ -79,8 +89,8 @@ macro_rules! functions {
     };
 }
 
-functions!(f32, sincosf, expf, expm1f, powf, cbrtf);
-functions!(f64, sincos, exp, expm1, pow, cbrt);
+functions!(f32, sincosf, expf, expm1f, powf, logf, cbrtf);
+functions!(f64, sincos, exp, expm1, pow, log, cbrt);
 
 /// `(sin x, cos x)`.
 #[inline]
@@ -104,6 +114,12 @@ pub(crate) fn exp_m1<S: Scalar>(x: S) -> S {
 #[inline]
 pub(crate) fn powf<S: Scalar>(x: S, y: S) -> S {
     S::math_powf(x, y)
+}
+
+/// `ln x`.
+#[inline]
+pub(crate) fn ln<S: Scalar>(x: S) -> S {
+    S::math_ln(x)
 }
 
 /// `∛x`.

@@ -4,7 +4,9 @@ use super::Adaptive;
 use super::driver::Workspace;
 use super::snapshot::Snapshot;
 use super::stiffness::StiffnessTest;
-use crate::control::{AdaptiveMethod, AnyTolerances, ErrorNorm, Statistics, Stop, ToleranceSet};
+use crate::control::{
+    AdaptiveMethod, AnyTolerances, Controller, ErrorNorm, Statistics, Stop, ToleranceSet,
+};
 use crate::math;
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::Float;
@@ -119,7 +121,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             started: false,
             step_on: false,
             dense: false,
-            previous_error: 1e-4,
+            previous_error: Controller::INITIAL_MEMORY,
             after_rejection: false,
             non_finite: 0,
             failure: None,

@@ -1,5 +1,7 @@
 //! [`Controller`]: the next step size from the error of the last.
 
+use crate::math;
+
 /// A PI step-size controller (K. Gustafsson, "Control theoretic techniques for stepsize
 /// selection in explicit Runge–Kutta methods", ACM TOMS 17 (1991) 533–554), in the form and
 /// with the defaults of Hairer's dopri5.f (Hairer–Nørsett–Wanner I, II.4; Hairer–Wanner II,
@@ -122,12 +124,15 @@ impl Controller {
     }
 
     /// Decides on a step of error norm `error` for a pair whose lower order is
-    /// `lower_order`, given the error of the last accepted step (`previous`, updated here
-    /// on acceptance) and whether the last step was rejected.
+    /// `lower_order`, given the logarithm of the error of the last accepted step
+    /// (`previous`, updated here on acceptance; [`INITIAL_MEMORY`](Self::INITIAL_MEMORY)
+    /// before the first) and whether the last step was rejected.
     ///
     /// Inlined into the driver, where the order is a constant: the `err^(1/q)` of a
     /// power-of-two `q` is then straight-line square roots, and no call sits between a
-    /// step's error and the next step's size.
+    /// step's error and the next step's size. Otherwise the powers are one `ln` and one
+    /// `exp` a step, `err^(−e) · prev^β = exp(β ln prev − e ln err)`, with the last error
+    /// kept as its logarithm: two `powf` cost twice as much, a quarter of a Lorenz step.
     #[inline(always)]
     pub(crate) fn decide(
         &self,
@@ -137,28 +142,24 @@ impl Controller {
         after_rejection: bool,
     ) -> Decision {
         let q = lower_order + 1;
-        let plain = if self.beta == 0.0 && q.is_power_of_two() {
-            // err^(1/8) for DOP853 as three square roots: a tenth of `powf`'s cost, which
-            // on a cheap right-hand side is a tenth of a step's.
-            (0..q.trailing_zeros()).fold(error, |x, _| num_traits::Float::sqrt(x))
-        } else {
-            pow(error, 1.0 / f64::from(q) - 0.75 * self.beta)
-        };
-        // `1/clamp(plain/memory/safety, 1/max, 1/min)` as `clamp(safety·memory/plain, min,
-        // max)`: one division between the error and the next step instead of three.
+        let exponent = 1.0 / f64::from(q) - 0.75 * self.beta;
+        let square_roots = self.beta == 0.0 && q.is_power_of_two();
+        // err^(1/8) for DOP853 as three square roots: a tenth of `powf`'s cost, which on a
+        // cheap right-hand side is a tenth of a step's.
+        let roots = || (0..q.trailing_zeros()).fold(error, |x, _| num_traits::Float::sqrt(x));
         if error <= 1.0 {
-            // β = 0 (dop853.f's default) needs no second power.
-            let memory = if self.beta == 0.0 {
-                1.0
+            let ln_error = if square_roots { 0.0 } else { math::ln(error) };
+            // `1/clamp(plain/memory/safety, 1/max, 1/min)` as `clamp(safety·memory/plain,
+            // min, max)`: one division between the error and the next step, not three.
+            let growth = if square_roots {
+                self.safety / roots()
             } else {
-                pow(*previous, self.beta)
+                self.safety * math::exp(self.beta * *previous - exponent * ln_error)
             };
             // `max` and `min`, not `clamp`: its check of the bounds kept it out of line, a
             // call between the error and the next step.
-            let factor = (self.safety * memory / plain)
-                .max(self.min_factor)
-                .min(self.max_factor);
-            *previous = error.max(1e-4);
+            let factor = growth.max(self.min_factor).min(self.max_factor);
+            *previous = ln_error.max(Self::INITIAL_MEMORY);
             Decision {
                 accept: true,
                 factor: if after_rejection {
@@ -168,15 +169,19 @@ impl Controller {
                 },
             }
         } else {
+            let plain = if square_roots {
+                roots()
+            } else {
+                math::exp(exponent * math::ln(error))
+            };
             Decision {
                 accept: false,
                 factor: (self.safety / plain).max(self.min_factor),
             }
         }
     }
-}
 
-/// `x^y` (see [`crate::math`]).
-fn pow(x: f64, y: f64) -> f64 {
-    crate::math::powf(x, y)
+    /// The logarithm of the smallest error the PI controller remembers, 10⁻⁴ (dopri5.f's
+    /// `FACOLD`): also what it remembers before the first step.
+    pub(crate) const INITIAL_MEMORY: f64 = -9.210340371976182;
 }
