@@ -316,7 +316,7 @@ pub(crate) fn combination<'a, D: Vector>(
     let mut terms = 0;
     let mut first = usize::MAX;
     let mut last = 0;
-    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25);
     match terms {
         0 => {
             sum.set_zero();
@@ -332,7 +332,7 @@ pub(crate) fn combination<'a, D: Vector>(
                 } else {
                     sum.add_scaled_assign(&rates[j], weight);
                 }
-            }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+            }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25);
             (sum, 1.0)
         }
     }
