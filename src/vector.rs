@@ -299,7 +299,8 @@ mod slices {
 /// one weight is non-zero (no copy: a classic RK4 stage probes along `k` by `dt/2`), and
 /// otherwise the sum, written into `sum`, with factor 1. Unrolled like the stages, so that
 /// constant weights fold away (as a loop it kept RK4 on a particle 3× slower than by hand).
-#[inline(always)]
+// Inlined only when optimised, as `Tableau::stages`.
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn combination<'a, D: Vector>(
     weights: &[f64],
     rates: &'a [D],

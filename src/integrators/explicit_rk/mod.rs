@@ -7,6 +7,7 @@ mod methods;
 mod pairs;
 mod predictor_corrector;
 mod vern6;
+mod vern7;
 
 pub use dop853::Dop853;
 pub use embedded::{Pair, PairSource, PairWorkspace};
@@ -14,6 +15,7 @@ pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
 pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
 pub use vern6::Vern6;
+pub use vern7::Vern7;
 
 use super::{Memoryless, Properties, Scheme};
 use crate::vector::combination;
@@ -117,7 +119,10 @@ impl<const N: usize> Tableau<N> {
     /// compile time every coefficient is a constant and every zero coefficient costs
     /// nothing: left as a loop, RK4 on a particle ran 3× slower than written by hand.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
+    // Inlined only when optimised: unoptimised, every inlined copy of the unrolled stages keeps
+    // its own stack slots, and dispatching over the pairs (`AdaptiveKind::attempt`) took a
+    // 2.4 MB frame, past a test thread's 2 MiB stack.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn stages<S: State, F: Forces<S> + ?Sized>(
         &self,
         rates: &mut [DerivativeOf<S>; N],
@@ -315,7 +320,7 @@ impl Stages {
 
 /// How many weights are non-zero, and the index of the last of them (0 if none).
 /// Unrolled like [`combination`], so that for constant weights both are constants.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn newest_weight(weights: &[f64]) -> (usize, usize) {
     let mut terms = 0;
     let mut last = 0;

@@ -14,7 +14,7 @@
 //! The full set of order conditions (every rooted tree) is in `tableaus.rs`.
 
 use timestep::control::{AdaptiveMethod, IntoAdaptive};
-use timestep::{Dop853, EmbeddedPair, Integrator, Statistics, Tolerances, Vern6};
+use timestep::{Dop853, EmbeddedPair, Integrator, Statistics, Tolerances, Vern6, Vern7};
 
 use crate::common::log_log_slope;
 
@@ -166,6 +166,7 @@ fn check_quadrature<const N: usize>(pair: &EmbeddedPair<N>) {
 #[test]
 fn verner_tables_meet_their_quadrature_conditions() {
     check_quadrature(&Vern6::PAIR);
+    check_quadrature(&Vern7::PAIR);
 }
 
 /// Checks the orders `(p, p̂, q)` measured from one step of each length in `steps`, and the
@@ -211,4 +212,12 @@ fn check_orders<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>> + Copy>(
 #[test]
 fn vern6_has_its_orders() {
     check_orders("vern6", Vern6, [0.4, 0.2, 0.1], [6.0, 5.0, 6.0], [9, 12]);
+}
+
+/// Vern7: orders 7(6), interpolant 6 (of degree 7: see [`Vern7`]); `begin`'s evaluation,
+/// nine stages and the rate at the new state a step, and the interpolant's five only when
+/// the dense output is read.
+#[test]
+fn vern7_has_its_orders() {
+    check_orders("vern7", Vern7, [0.4, 0.2, 0.1], [7.0, 6.0, 6.0], [11, 16]);
 }
