@@ -8,6 +8,7 @@ mod pairs;
 mod predictor_corrector;
 mod vern6;
 mod vern7;
+mod vern8;
 
 pub use dop853::Dop853;
 pub use embedded::{Pair, PairSource, PairWorkspace};
@@ -16,6 +17,7 @@ pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
 pub use vern6::Vern6;
 pub use vern7::Vern7;
+pub use vern8::Vern8;
 
 use super::{Memoryless, Properties, Scheme};
 use crate::vector::combination;

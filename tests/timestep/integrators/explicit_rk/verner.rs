@@ -14,9 +14,10 @@
 //! The full set of order conditions (every rooted tree) is in `tableaus.rs`.
 
 use timestep::control::{AdaptiveMethod, IntoAdaptive};
-use timestep::{Dop853, EmbeddedPair, Integrator, Statistics, Tolerances, Vern6, Vern7};
+use timestep::{Dop853, EmbeddedPair, Integrator, Statistics, Tolerances, Vern6, Vern7, Vern8};
 
 use crate::common::log_log_slope;
+use std::f64::consts::SQRT_2;
 
 /// Kepler's problem, `GM = 1`: `x″ = −x/|x|³`, `y = (x, y, vx, vy)`.
 fn kepler(y: &[f64; 4], _t: f64) -> [f64; 4] {
@@ -167,6 +168,7 @@ fn check_quadrature<const N: usize>(pair: &EmbeddedPair<N>) {
 fn verner_tables_meet_their_quadrature_conditions() {
     check_quadrature(&Vern6::PAIR);
     check_quadrature(&Vern7::PAIR);
+    check_quadrature(&Vern8::PAIR);
 }
 
 /// Checks the orders `(p, p̂, q)` measured from one step of each length in `steps`, and the
@@ -220,4 +222,20 @@ fn vern6_has_its_orders() {
 #[test]
 fn vern7_has_its_orders() {
     check_orders("vern7", Vern7, [0.4, 0.2, 0.1], [7.0, 6.0, 6.0], [11, 16]);
+}
+
+/// Vern8: orders 8(7), interpolant 8; `begin`'s evaluation, twelve stages and the rate at
+/// the new state a step, and the interpolant's seven only when the dense output is read.
+/// Steps a factor √2 apart: the interpolant's coefficients (up to 1.4·10⁶) leave a
+/// rounding error of about 10⁻¹¹ h |f| in the dense output, reached by its truncation error
+/// below h = 0.3.
+#[test]
+fn vern8_has_its_orders() {
+    check_orders(
+        "vern8",
+        Vern8,
+        [0.8, 0.8 / SQRT_2, 0.4],
+        [8.0, 7.0, 8.0],
+        [14, 21],
+    );
 }
