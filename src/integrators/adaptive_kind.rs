@@ -2,7 +2,7 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5, Vern6, Vern7, Vern8,
+    Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
@@ -29,6 +29,7 @@ macro_rules! adaptive_methods {
         /// | `vern6` | [`Vern6`] |
         /// | `vern7` | [`Vern7`] |
         /// | `vern8` | [`Vern8`] |
+        /// | `vern9` | [`Vern9`] |
         /// | `dop853` | [`Dop853`] |
         /// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too) |
         /// | `ros3p` | [`Ros3p`] |
@@ -271,6 +272,7 @@ adaptive_methods! {
     Vern6(Pair<Vern6, 12>) = "vern6", Pair(Vern6);
     Vern7(Pair<Vern7, 16>) = "vern7", Pair(Vern7);
     Vern8(Pair<Vern8, 21>) = "vern8", Pair(Vern8);
+    Vern9(Pair<Vern9, 26>) = "vern9", Pair(Vern9);
     Dop853(Pair<Dop853, 16>) = "dop853", Pair(Dop853);
     Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.into_adaptive();
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();

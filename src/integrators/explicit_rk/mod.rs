@@ -9,6 +9,7 @@ mod predictor_corrector;
 mod vern6;
 mod vern7;
 mod vern8;
+mod vern9;
 
 pub use dop853::Dop853;
 pub use embedded::{Pair, PairSource, PairWorkspace};
@@ -18,6 +19,7 @@ pub use predictor_corrector::PredictorCorrector;
 pub use vern6::Vern6;
 pub use vern7::Vern7;
 pub use vern8::Vern8;
+pub use vern9::Vern9;
 
 use super::{Memoryless, Properties, Scheme};
 use crate::vector::combination;

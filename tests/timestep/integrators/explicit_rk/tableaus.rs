@@ -5,7 +5,7 @@
 
 use timestep::{
     Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, Tableau, Tsit5,
-    Vern6, Vern7, Vern8,
+    Vern6, Vern7, Vern8, Vern9,
 };
 
 /// `Σ bᵢ Φᵢ(tree) − 1/γ(tree)` for each tree of order 1 to 4, by order.
@@ -172,7 +172,7 @@ fn there_are_as_many_rooted_trees_as_butcher_counts() {
 /// Each pair's propagated weights meet exactly the conditions of its order, its embedded
 /// weights `b − e` those of the embedded order, and its dense output `w(θ)` those of the
 /// dense order across the step: DOP853 to order 8 (its fifth- and third-order estimates to 5
-/// and 3, its interpolant to 7), Verner's 6(5) to 6 (5, 6), 7(6) to 7 (6, 6: see `Vern7`) and 8(7) to 8 (7, 8),
+/// and 3, its interpolant to 7), Verner's 6(5) to 6 (5, 6), 7(6) to 7 (6, 6: see `Vern7`), 8(7) to 8 (7, 8) and 9(8) to 9 (8, 9),
 /// Dormand–Prince and Tsitouras to
 /// 5 (4, 4), Bogacki–Shampine to 3 (2, 3). The tolerance is relative, for tables printed to
 /// 16–30 digits.
@@ -241,6 +241,9 @@ fn the_embedded_pairs_meet_their_order_conditions() {
     let embedded =
         |pair: &EmbeddedPair<21>| core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]);
     check(&Vern8::PAIR, &[(7, embedded(&Vern8::PAIR))]);
+    let embedded =
+        |pair: &EmbeddedPair<26>| core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]);
+    check(&Vern9::PAIR, &[(8, embedded(&Vern9::PAIR))]);
     for pair in [Dopri5::PAIR, Tsit5::PAIR] {
         check(
             &pair,
