@@ -56,10 +56,10 @@ fn distance(a: &[f64; 4], b: &[f64; 4]) -> f64 {
 fn one_step<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>>>(
     method: M,
     h: f64,
-) -> (f64, f64, f64, [u64; 2]) {
+) -> ([f64; 3], [u64; 2]) {
     let method = method.into_adaptive();
     let mut evaluations = [0; 2];
-    let mut errors = (0.0, 0.0, 0.0);
+    let mut errors = [0.0; 3];
     for (dense, evaluations) in [false, true].into_iter().zip(&mut evaluations) {
         let mut workspace = method.workspace(&START);
         let mut statistics = Statistics::default();
@@ -91,14 +91,14 @@ fn one_step<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>>>(
         if dense {
             let mut middle = START;
             method.dense(&mut workspace, &START, h, 0.5, &mut middle);
-            errors = (
+            errors = [
                 distance(&end, &reference(h)),
                 estimate,
                 distance(&middle, &reference(0.5 * h)),
-            );
+            ];
         }
     }
-    (errors.0, errors.1, errors.2, evaluations)
+    (errors, evaluations)
 }
 
 /// The orders `(p, p̂, q)` measured from one step at each of `steps`, as log–log slopes
@@ -108,17 +108,14 @@ fn measured_orders<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>> + Copy>(
     steps: [f64; 3],
 ) -> ([f64; 3], [u64; 2]) {
     let runs = steps.map(|h| one_step(method, h));
-    let slope = |error: fn(&(f64, f64, f64, [u64; 2])) -> f64| {
-        let points: Vec<(f64, f64)> = steps
-            .iter()
-            .zip(&runs)
-            .map(|(h, run)| (*h, error(run)))
+    let orders = core::array::from_fn(|which| {
+        let points: Vec<(f64, f64)> = (steps.iter().zip(&runs))
+            .map(|(h, (errors, _))| (*h, errors[which]))
             .collect();
         println!("{points:?}");
         log_log_slope(&points) - 1.0
-    };
-    let orders = [slope(|r| r.0), slope(|r| r.1), slope(|r| r.2)];
-    (orders, runs[0].3)
+    });
+    (orders, runs[0].1)
 }
 
 /// `cᵢ = Σⱼ aᵢⱼ` to rounding (relative to `Σⱼ |aᵢⱼ|`, the size of the terms summed), and the
