@@ -203,6 +203,23 @@ macro_rules! adaptive_methods {
                 }
             }
 
+            fn prepare_dense<F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                start: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                statistics: &mut Statistics,
+            ) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.prepare_dense(workspace, start, forces, t, h, statistics)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
             fn dense(
                 &self,
                 workspace: &mut AdaptiveKindWorkspace<S>,

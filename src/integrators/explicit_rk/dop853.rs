@@ -7,8 +7,9 @@ use crate::control::Controller;
 
 /// Dormand and Prince's 8(5,3) pair as Hairer's DOP853 runs it: twelve stages of an
 /// eighth-order method, the rate at the new state (the next step's first stage), and
-/// three more stages for a seventh-order continuous extension, evaluated only when the
-/// dense output is read (an observer or events).
+/// three more stages for a seventh-order continuous extension, evaluated only for a step
+/// whose dense output is read (`state_at`, events, a kept [`Solution`](crate::Solution)),
+/// at its first read.
 ///
 /// Its error estimate combines a fifth-order estimate `e₅` and a third-order one `e₃`
 /// into `‖e₅‖² / √(‖e₅‖² + 0.01 ‖e₃‖²)`, which shrinks like `h⁸`: the pair is

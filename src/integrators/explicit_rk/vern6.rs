@@ -8,8 +8,8 @@ use crate::control::Controller;
 /// Verner's "most efficient" 6(5) pair: nine stages of a sixth-order method whose last
 /// stage is the rate at the new state (first same as last: eight evaluations an accepted
 /// step), an embedded fifth-order error estimate, and three more stages for a sixth-order
-/// continuous extension, evaluated only when the dense output is read (an observer, events
-/// or a kept [`Solution`](crate::Solution)), once per step.
+/// continuous extension, evaluated only for a step whose dense output is read
+/// (`state_at`, events, a kept [`Solution`](crate::Solution)), at its first read.
 ///
 /// Coefficients: J. H. Verner, "Numerically optimal Runge–Kutta pairs with interpolants",
 /// Numer. Algorithms 53 (2010) 383–396, from the rational coefficients of Verner's file

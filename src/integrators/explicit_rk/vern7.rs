@@ -8,8 +8,8 @@ use crate::control::Controller;
 /// Verner's "most efficient" 7(6) pair: ten stages of a seventh-order method and its
 /// embedded sixth-order error estimate (the tenth stage serves the estimate alone), the rate
 /// at the new state (the next step's first stage), and five more stages for a continuous
-/// extension, evaluated only when the dense output is read (an observer, events or a kept
-/// [`Solution`](crate::Solution)), once per step.
+/// extension, evaluated only for a step whose dense output is read
+/// (`state_at`, events, a kept [`Solution`](crate::Solution)), at its first read.
 ///
 /// Coefficients: J. H. Verner, "Numerically optimal Runge–Kutta pairs with interpolants",
 /// Numer. Algorithms 53 (2010) 383–396, from Verner's files

@@ -15,7 +15,8 @@
 
 use timestep::control::{AdaptiveMethod, IntoAdaptive};
 use timestep::{
-    Dop853, EmbeddedPair, Integrator, Statistics, Tolerances, Vern6, Vern7, Vern8, Vern9,
+    Adaptive, AdaptiveKind, Dop853, EmbeddedPair, Integrator, Statistics, Tolerances, Vern6, Vern7,
+    Vern8, Vern9,
 };
 
 use crate::common::log_log_slope;
@@ -52,7 +53,7 @@ fn distance(a: &[f64; 4], b: &[f64; 4]) -> f64 {
 
 /// One step of `h` from [`START`] as the driver takes it: the propagated solution's error,
 /// the error estimate (its RMS norm, with absolute tolerance 1), the dense output's error
-/// at mid-step, and the evaluations without the dense output and with it.
+/// at mid-step, and the evaluations of the step without reading its dense output and with.
 fn one_step<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>>>(
     method: M,
     h: f64,
@@ -87,8 +88,8 @@ fn one_step<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>>>(
             dense,
             &mut statistics,
         );
-        *evaluations = statistics.evaluations;
         if dense {
+            method.prepare_dense(&mut workspace, &START, &kepler, 0.0, h, &mut statistics);
             let mut middle = START;
             method.dense(&mut workspace, &START, h, 0.5, &mut middle);
             errors = [
@@ -97,6 +98,7 @@ fn one_step<M: IntoAdaptive<Method: AdaptiveMethod<[f64; 4]>>>(
                 distance(&middle, &reference(0.5 * h)),
             ];
         }
+        *evaluations = statistics.evaluations;
     }
     (errors, evaluations)
 }
@@ -248,4 +250,42 @@ fn vern9_has_its_orders() {
         [9.0, 8.0, 9.0],
         [17, 26],
     );
+}
+
+/// Through the driver, the interpolant's stages are evaluated only for the steps whose
+/// dense output is read, once however often it is read: an observer that reads nothing
+/// costs what a plain run costs, and one that reads three states a step costs the extra
+/// stages once a step (Verner's three to nine, DOP853's three).
+#[test]
+fn interpolant_stages_are_evaluated_once_for_each_step_read() {
+    for (name, extra) in [
+        ("vern6", 3),
+        ("vern7", 5),
+        ("vern8", 7),
+        ("vern9", 9),
+        ("dop853", 3),
+    ] {
+        let kind: AdaptiveKind = name.parse().unwrap();
+        let mut solver = Adaptive::new(kind).with_tolerances(Tolerances::new(1e-10, 1e-10));
+        let plain = solver.solve(&mut START.clone(), &kepler, 0.0, 5.0).unwrap();
+        let observed = solver
+            .solve_with(&mut START.clone(), &kepler, 0.0, 5.0, |_step| {})
+            .unwrap();
+        let mut sample = START;
+        let read = solver
+            .solve_with(&mut START.clone(), &kepler, 0.0, 5.0, |step| {
+                let (t0, t1) = (step.start_time(), step.end_time());
+                for theta in [0.25, 0.5, 0.75] {
+                    step.state_at(t0 + theta * (t1 - t0), &mut sample);
+                }
+            })
+            .unwrap();
+        assert_eq!(plain.accepted, read.accepted, "{name}");
+        assert_eq!(observed.evaluations, plain.evaluations, "{name}");
+        assert_eq!(
+            read.evaluations,
+            plain.evaluations + extra * read.accepted,
+            "{name}"
+        );
+    }
 }
