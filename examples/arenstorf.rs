@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`dopri5`, `tsit5`, `bs3` or `dop853`; default `dopri5`), `--rtol` and `--atol` (10⁻⁷), `--h0`
+//! (`dopri5`, `tsit5`, `bs3`, `dop853` or `vern6` … `vern9`; default `dopri5`), `--rtol` and
+//! `--atol` (10⁻⁷), `--h0`
 //! (the first step, 10⁻⁴ as in dopri5.f; 0 lets the solver choose).
 //!
 //! Output: the header `t,x,y,vx,vy`, then a row at t = 0 and one per accepted step, the
@@ -84,7 +85,12 @@ fn row(y: &[f64; 4]) -> String {
 
 fn main() -> ExitCode {
     let flags = [
-        Flag::new("--method", "NAME", "dopri5, tsit5, bs3 or dop853", "dopri5"),
+        Flag::new(
+            "--method",
+            "NAME",
+            "dopri5, tsit5, bs3, dop853 or vern6 … vern9",
+            "dopri5",
+        ),
         Flag::new("--rtol", "TOL", "the relative tolerance, >= 0", "1e-7"),
         Flag::new("--atol", "TOL", "the absolute tolerance, >= 0", "1e-7"),
         Flag::new(
@@ -113,7 +119,13 @@ fn main() -> ExitCode {
         }
     }
     cli::tolerances(PROGRAM, settings.rtol, settings.atol);
-    cli::known_method(PROGRAM, &method, &["dopri5", "tsit5", "bs3", "dop853"]);
+    cli::known_method(
+        PROGRAM,
+        &method,
+        &[
+            "dopri5", "tsit5", "bs3", "dop853", "vern6", "vern7", "vern8", "vern9",
+        ],
+    );
 
     let mut out = BufWriter::new(io::stdout().lock());
     if writeln!(out, "t,x,y,vx,vy").is_err() {

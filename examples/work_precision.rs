@@ -48,7 +48,9 @@ const PROBLEMS: [&str; 3] = ["arenstorf", "kepler", "lorenz"];
 
 /// The embedded pairs run under error control (by name, [`AdaptiveKind`]); the stiff
 /// methods with error control are not for these non-stiff problems.
-const ADAPTIVE: &[&str] = &["dopri5", "tsit5", "bs3", "dop853"];
+const ADAPTIVE: &[&str] = &[
+    "dopri5", "tsit5", "bs3", "dop853", "vern6", "vern7", "vern8", "vern9",
+];
 
 /// Integrates `state` from 0 to `end` with the method named `name` under error control at
 /// `rtol = atol = tolerance`, taking at most `max_steps` steps.
@@ -406,12 +408,16 @@ const FIXED_COLORS: [RGBColor; 20] = [
     RGBColor(23, 190, 207),
     RGBColor(158, 218, 229),
 ];
-/// Black, navy, dark red, dark green.
-const ADAPTIVE_COLORS: [RGBColor; 4] = [
+/// Black, navy, dark red, dark green, dark purple, dark orange, teal, dark grey.
+const ADAPTIVE_COLORS: [RGBColor; 8] = [
     RGBColor(0, 0, 0),
     RGBColor(0, 0, 150),
     RGBColor(150, 0, 0),
     RGBColor(0, 110, 0),
+    RGBColor(90, 0, 120),
+    RGBColor(170, 85, 0),
+    RGBColor(0, 120, 120),
+    RGBColor(100, 100, 100),
 ];
 
 /// Draws `rows` into an SVG at `path`: a column per problem, log₁₀ error across, log₁₀

@@ -662,7 +662,7 @@ pub use integrators::{
     Integrator, Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError, Pair,
     PairSource, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties,
     Radau5, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid,
-    Tsit5, Verlet, WithJacobian, WithLinearPart,
+    Tsit5, Verlet, Vern6, Vern7, Vern8, Vern9, WithJacobian, WithLinearPart,
 };
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};

@@ -306,7 +306,8 @@ mod slices {
 /// one weight is non-zero (no copy: a classic RK4 stage probes along `k` by `dt/2`), and
 /// otherwise the sum, written into `sum`, with factor 1. Unrolled like the stages, so that
 /// constant weights fold away (as a loop it kept RK4 on a particle 3× slower than by hand).
-#[inline(always)]
+// Inlined only when optimised, as `Tableau::stages`.
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn combination<'a, D: Vector>(
     weights: &[f64],
     rates: &'a [D],
@@ -323,7 +324,7 @@ pub(crate) fn combination<'a, D: Vector>(
     let mut terms = 0;
     let mut first = usize::MAX;
     let mut last = 0;
-    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    each_weight!(|j, _w| { terms += 1; first = first.min(j); last = j; }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25);
     match terms {
         0 => {
             sum.set_zero();
@@ -339,7 +340,7 @@ pub(crate) fn combination<'a, D: Vector>(
                 } else {
                     sum.add_scaled_assign(&rates[j], weight);
                 }
-            }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+            }; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25);
             (sum, 1.0)
         }
     }

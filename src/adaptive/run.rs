@@ -84,6 +84,9 @@ pub(super) struct Progress {
     step_on: bool,
     /// Accepted steps evaluate what their dense output needs.
     dense: bool,
+    /// The last accepted step's dense output is prepared
+    /// ([`AdaptiveMethod::prepare_dense`]): done at its first read.
+    dense_ready: bool,
     previous_error: f64,
     after_rejection: bool,
     non_finite: u32,
@@ -121,6 +124,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             started: false,
             step_on: false,
             dense: false,
+            dense_ready: false,
             previous_error: Controller::INITIAL_MEMORY,
             after_rejection: false,
             non_finite: 0,
@@ -176,9 +180,10 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         }
     }
 
-    /// Makes every accepted step evaluate what its dense output needs, so that
+    /// Makes every accepted step keep what its dense output needs, so that
     /// [`state_at`](Run::state_at) can be read (some methods need extra evaluations for
-    /// it: DOP853 three per step). Off unless asked for.
+    /// it, made at a step's first read and only then: DOP853 three, Verner's pairs three to
+    /// nine). Off unless asked for.
     pub fn with_dense_output(mut self) -> Self {
         self.progress.dense = true;
         self
@@ -249,8 +254,24 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.dense_at(self.theta(t), out);
     }
 
+    /// Evaluates what the last accepted step's dense output needs, once.
+    fn ready_dense(&mut self) {
+        if !self.progress.dense_ready {
+            self.progress.dense_ready = true;
+            self.method.prepare_dense(
+                &mut self.workspace.method,
+                &self.workspace.other,
+                self.forces,
+                S::Scalar::from_f64(self.progress.step_start),
+                S::Scalar::from_f64(self.progress.step_length),
+                &mut self.progress.statistics,
+            );
+        }
+    }
+
     /// The dense output at the fraction `theta` of the last accepted step.
     fn dense_at(&mut self, theta: f64, out: &mut S) {
+        self.ready_dense();
         self.method.dense(
             &mut self.workspace.method,
             &self.workspace.other,
@@ -263,6 +284,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// The dense output at the fraction `theta` of the last accepted step, in the run's
     /// buffer for states inside a step.
     pub(super) fn dense_probe(&mut self, theta: f64) -> &S {
+        self.ready_dense();
         let Workspace {
             method: stages,
             other,
@@ -298,7 +320,8 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
 
     /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.
     #[cfg(feature = "alloc")]
-    pub(super) fn interpolant(&self) -> M::Interpolant {
+    pub(super) fn interpolant(&mut self) -> M::Interpolant {
+        self.ready_dense();
         self.method.interpolant(&self.workspace.method)
     }
 
@@ -479,6 +502,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         );
         core::mem::swap(self.state, other);
         self.progress.step_on = true;
+        self.progress.dense_ready = false;
         self.progress.stiffness.test(
             || method.stiffness(stages),
             t + h,

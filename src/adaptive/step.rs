@@ -17,7 +17,7 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
     }
 
     #[cfg(feature = "alloc")]
-    pub(super) fn run(&self) -> &Run<'a, S, M, F> {
+    pub(super) fn run(&mut self) -> &mut Run<'a, S, M, F> {
         self.run
     }
 

@@ -101,8 +101,9 @@ pub trait AdaptiveMethod<S: State> {
     }
 
     /// The last attempt, from `start` to `end`, is accepted: evaluates what stepping on
-    /// needs (the rate at `end`, unless the attempt already did) and, if `dense`, what
-    /// [`dense`](AdaptiveMethod::dense) needs.
+    /// needs (the rate at `end`, unless the attempt already did) and, if `dense` (the run
+    /// may read the step's dense output), what [`dense`](AdaptiveMethod::dense) needs that
+    /// cannot wait for [`prepare_dense`](AdaptiveMethod::prepare_dense).
     #[allow(clippy::too_many_arguments)]
     fn accept<F: Forces<S> + ?Sized>(
         &self,
@@ -116,8 +117,27 @@ pub trait AdaptiveMethod<S: State> {
         statistics: &mut Statistics,
     );
 
+    /// Evaluates what [`dense`](AdaptiveMethod::dense) needs beyond what
+    /// [`accept`](AdaptiveMethod::accept) did, for the accepted step of `h` from `start` at
+    /// `t`: the driver calls it before the first dense output it reads of a step, and not
+    /// at all for a step whose dense output it does not read. Verner's pairs and DOP853
+    /// evaluate their interpolants' extra stages here; the default does nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare_dense<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Self::Workspace,
+        start: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        let _ = (workspace, start, forces, t, h, statistics);
+    }
+
     /// Writes the state at the fraction `theta` of the accepted step of `h` from `start`
-    /// into `out` (0 is the start, 1 the end; outside, it extrapolates).
+    /// into `out` (0 is the start, 1 the end; outside, it extrapolates), after
+    /// [`prepare_dense`](AdaptiveMethod::prepare_dense).
     fn dense(
         &self,
         workspace: &mut Self::Workspace,
@@ -133,7 +153,8 @@ pub trait AdaptiveMethod<S: State> {
     type Interpolant: Clone;
 
     /// The accepted step's [`Interpolant`](AdaptiveMethod::Interpolant), after
-    /// [`accept`](AdaptiveMethod::accept) with `dense`.
+    /// [`accept`](AdaptiveMethod::accept) with `dense` and
+    /// [`prepare_dense`](AdaptiveMethod::prepare_dense).
     #[must_use]
     fn interpolant(&self, workspace: &Self::Workspace) -> Self::Interpolant;
 

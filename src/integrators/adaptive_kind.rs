@@ -1,7 +1,9 @@
 //! [`AdaptiveKind`]: every method with error control by name, from one list.
 
 use super::method::ParseMethodError;
-use super::{Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5};
+use super::{
+    Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5, Vern6, Vern7, Vern8, Vern9,
+};
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
 };
@@ -24,6 +26,10 @@ macro_rules! adaptive_methods {
         /// | `bs3` | [`Bs3`] |
         /// | `dopri5` | [`Dopri5`] |
         /// | `tsit5` | [`Tsit5`] |
+        /// | `vern6` | [`Vern6`] |
+        /// | `vern7` | [`Vern7`] |
+        /// | `vern8` | [`Vern8`] |
+        /// | `vern9` | [`Vern9`] |
         /// | `dop853` | [`Dop853`] |
         /// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too) |
         /// | `ros3p` | [`Ros3p`] |
@@ -209,6 +215,23 @@ macro_rules! adaptive_methods {
                 }
             }
 
+            fn prepare_dense<F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                start: &S,
+                forces: &F,
+                t: S::Scalar,
+                h: S::Scalar,
+                statistics: &mut Statistics,
+            ) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.prepare_dense(workspace, start, forces, t, h, statistics)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
             fn dense(
                 &self,
                 workspace: &mut AdaptiveKindWorkspace<S>,
@@ -275,6 +298,10 @@ adaptive_methods! {
     Bs3(Pair<Bs3, 4>) = "bs3", Pair(Bs3);
     Dopri5(Pair<Dopri5, 7>) = "dopri5", Pair(Dopri5);
     Tsit5(Pair<Tsit5, 7>) = "tsit5", Pair(Tsit5);
+    Vern6(Pair<Vern6, 12>) = "vern6", Pair(Vern6);
+    Vern7(Pair<Vern7, 16>) = "vern7", Pair(Vern7);
+    Vern8(Pair<Vern8, 21>) = "vern8", Pair(Vern8);
+    Vern9(Pair<Vern9, 26>) = "vern9", Pair(Vern9);
     Dop853(Pair<Dop853, 16>) = "dop853", Pair(Dop853);
     Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.into_adaptive();
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();

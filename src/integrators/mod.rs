@@ -13,7 +13,8 @@ mod stepper;
 pub use adaptive_kind::{AdaptiveKind, AdaptiveKindInterpolant, AdaptiveKindWorkspace};
 pub use explicit_rk::{
     Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Pair, PairSource,
-    PairWorkspace, PredictorCorrector, Rk4, RkWorkspace, Tableau, Tsit5,
+    PairWorkspace, PredictorCorrector, Rk4, RkWorkspace, Tableau, Tsit5, Vern6, Vern7, Vern8,
+    Vern9,
 };
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{

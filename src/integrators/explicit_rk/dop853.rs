@@ -2,13 +2,14 @@
 //! seventh-order dense output.
 
 use super::pairs::EmbeddedPair;
-use super::{Tableau, explicit_rk};
+use super::{Tableau, explicit_rk, leading, sparse};
 use crate::control::Controller;
 
 /// Dormand and Prince's 8(5,3) pair as Hairer's DOP853 runs it: twelve stages of an
 /// eighth-order method, the rate at the new state (the next step's first stage), and
-/// three more stages for a seventh-order continuous extension, evaluated only when the
-/// dense output is read (an observer or events).
+/// three more stages for a seventh-order continuous extension, evaluated only for a step
+/// whose dense output is read (`state_at`, events, a kept [`Solution`](crate::Solution)),
+/// at its first read.
 ///
 /// Its error estimate combines a fifth-order estimate `e₅` and a third-order one `e₃`
 /// into `‖e₅‖² / √(‖e₅‖² + 0.01 ‖e₃‖²)`, which shrinks like `h⁸`: the pair is
@@ -44,17 +45,6 @@ use crate::control::Controller;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Dop853;
-
-/// `[0; 16]` with the entries `(index, value)` set.
-const fn sparse(entries: &[(usize, f64)]) -> [f64; 16] {
-    let mut row = [0.0; 16];
-    let mut k = 0;
-    while k < entries.len() {
-        row[entries[k].0] = entries[k].1;
-        k += 1;
-    }
-    row
-}
 
 /// The propagated weights (stages 1 and 6 to 12).
 #[allow(clippy::excessive_precision)]
@@ -305,7 +295,7 @@ const D: [[f64; 16]; 4] = [
 /// with `r₂ = h Σ bᵢkᵢ`, `r₃ = h k₁ − r₂`, `r₄ = r₂ − h k₁₃ − r₃` and `r₅…r₈ = h Σ dᵢ k`:
 /// a sum over the basis `θ, θ(1−θ), θ²(1−θ), θ²(1−θ)², θ³(1−θ)², θ³(1−θ)³, θ⁴(1−θ)³`,
 /// each of which is expanded here.
-const DENSE: [[f64; 7]; 16] = {
+const DENSE: [[f64; 9]; 16] = {
     const BASIS: [[f64; 7]; 7] = [
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         [1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -315,7 +305,7 @@ const DENSE: [[f64; 7]; 16] = {
         [0.0, 0.0, 1.0, -3.0, 3.0, -1.0, 0.0],
         [0.0, 0.0, 0.0, 1.0, -3.0, 3.0, -1.0],
     ];
-    let mut dense = [[0.0; 7]; 16];
+    let mut dense = [[0.0; 9]; 16];
     let mut i = 0;
     while i < 16 {
         let first = if i == 0 { 1.0 } else { 0.0 };
@@ -342,31 +332,6 @@ const DENSE: [[f64; 7]; 16] = {
     }
     dense
 };
-
-/// The first `M` stages of a tableau.
-const fn leading<const N: usize, const M: usize>(tableau: &Tableau<N>) -> Tableau<M> {
-    let mut a = [[0.0; M]; M];
-    let mut b = [0.0; M];
-    let mut c = [0.0; M];
-    let mut i = 0;
-    while i < M {
-        let mut j = 0;
-        while j < M {
-            a[i][j] = tableau.a[i][j];
-            j += 1;
-        }
-        b[i] = tableau.b[i];
-        c[i] = tableau.c[i];
-        i += 1;
-    }
-    Tableau {
-        name: tableau.name,
-        order: tableau.order,
-        a,
-        b,
-        c,
-    }
-}
 
 impl Dop853 {
     /// The pair.

@@ -178,11 +178,27 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
         statistics: &mut Statistics,
     ) {
         let last = workspace.end_stage;
+        let _ = (start, dense);
         if last >= workspace.attempt_stages {
             end.derivative_into(forces, t + h, &mut workspace.rates[last]);
             statistics.evaluations += 1;
         }
-        if dense && last + 1 < N {
+    }
+
+    /// The stages after the rate at the new state: an interpolant's own (DOP853's three,
+    /// Verner's three to nine), evaluated only for a step whose dense output is read.
+    #[inline(always)]
+    fn prepare_dense<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut PairWorkspace<S, N>,
+        start: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        let first = workspace.end_stage + 1;
+        if first < N {
             let PairWorkspace {
                 rates, probe, sum, ..
             } = workspace;
@@ -194,9 +210,9 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
                 forces,
                 t,
                 h,
-                Stages::Span(last + 1, N),
+                Stages::Span(first, N),
             );
-            statistics.evaluations += (N - last - 1) as u64;
+            statistics.evaluations += (N - first) as u64;
         }
     }
 

@@ -6,12 +6,20 @@ mod embedded;
 mod methods;
 mod pairs;
 mod predictor_corrector;
+mod vern6;
+mod vern7;
+mod vern8;
+mod vern9;
 
 pub use dop853::Dop853;
 pub use embedded::{Pair, PairSource, PairWorkspace};
 pub use methods::{ExplicitEuler, ImprovedEuler, Midpoint, Rk4};
 pub use pairs::{Bs3, Dopri5, EmbeddedPair, Tsit5};
 pub use predictor_corrector::PredictorCorrector;
+pub use vern6::Vern6;
+pub use vern7::Vern7;
+pub use vern8::Vern8;
+pub use vern9::Vern9;
 
 use super::{Memoryless, Properties, Scheme};
 use crate::vector::combination;
@@ -91,7 +99,7 @@ impl<S: State, const N: usize> RkWorkspace<S, N> {
 }
 
 /// The most stages a [`Tableau`] may have: the stage loop is unrolled this far.
-const MAX_STAGES: usize = 16;
+const MAX_STAGES: usize = 26;
 
 impl<const N: usize> Tableau<N> {
     /// One step of this tableau; `t` and `dt` are finite, `dt ≠ 0`.
@@ -115,7 +123,10 @@ impl<const N: usize> Tableau<N> {
     /// compile time every coefficient is a constant and every zero coefficient costs
     /// nothing: left as a loop, RK4 on a particle ran 3× slower than written by hand.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
+    // Inlined only when optimised: unoptimised, every inlined copy of the unrolled stages keeps
+    // its own stack slots, and dispatching over the pairs (`AdaptiveKind::attempt`) took a
+    // 2.4 MB frame, past a test thread's 2 MiB stack.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn stages<S: State, F: Forces<S> + ?Sized>(
         &self,
         rates: &mut [DerivativeOf<S>; N],
@@ -127,7 +138,7 @@ impl<const N: usize> Tableau<N> {
         dt: S::Scalar,
         which: Stages,
     ) {
-        const { assert!(N >= 1 && N <= MAX_STAGES, "a tableau has 1 to 16 stages") };
+        const { assert!(N >= 1 && N <= MAX_STAGES, "a tableau has 1 to 26 stages") };
         // The second stage probes along the first rate alone: a large state takes that
         // rate and writes the probe in one pass (for particles, the first rate's velocity
         // is copied on the way instead of in a pass of its own).
@@ -172,7 +183,7 @@ impl<const N: usize> Tableau<N> {
                 }
             )*};
         }
-        stages!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        stages!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25);
     }
 
     /// Whether stage `i` matters to a step: it has a weight, or a later stage uses it. (An
@@ -258,6 +269,43 @@ impl<const N: usize> Tableau<N> {
     }
 }
 
+/// `[0; N]` with the entries `(index, value)` set: a sparse row of a table.
+const fn sparse<const N: usize>(entries: &[(usize, f64)]) -> [f64; N] {
+    let mut row = [0.0; N];
+    let mut k = 0;
+    while k < entries.len() {
+        row[entries[k].0] = entries[k].1;
+        k += 1;
+    }
+    row
+}
+
+/// The first `M` stages of a tableau: the step of a pair whose later stages serve only its
+/// error estimate, the next step or its dense output.
+const fn leading<const N: usize, const M: usize>(tableau: &Tableau<N>) -> Tableau<M> {
+    let mut a = [[0.0; M]; M];
+    let mut b = [0.0; M];
+    let mut c = [0.0; M];
+    let mut i = 0;
+    while i < M {
+        let mut j = 0;
+        while j < M {
+            a[i][j] = tableau.a[i][j];
+            j += 1;
+        }
+        b[i] = tableau.b[i];
+        c[i] = tableau.c[i];
+        i += 1;
+    }
+    Tableau {
+        name: tableau.name,
+        order: tableau.order,
+        a,
+        b,
+        c,
+    }
+}
+
 /// Which stages [`Tableau::stages`] evaluates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stages {
@@ -281,7 +329,7 @@ impl Stages {
 
 /// How many weights are non-zero, and the index of the last of them (0 if none).
 /// Unrolled like [`combination`], so that for constant weights both are constants.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn newest_weight(weights: &[f64]) -> (usize, usize) {
     let mut terms = 0;
     let mut last = 0;
@@ -293,7 +341,7 @@ fn newest_weight(weights: &[f64]) -> (usize, usize) {
             }
         )*};
     }
-    each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25);
     (terms, last)
 }
 

@@ -32,8 +32,9 @@ pub struct EmbeddedPair<const N: usize> {
     pub error_guard: Option<[f64; N]>,
     /// The order of the embedded weights `b̂`.
     pub embedded_order: u32,
-    /// The dense output's polynomial coefficients, by stage and power of `θ` (from `θ¹`).
-    pub dense: [[f64; 7]; N],
+    /// The dense output's polynomial coefficients, by stage and power of `θ` (from `θ¹` to
+    /// `θ⁹`, the degree of Verner's 9(8) interpolant).
+    pub dense: [[f64; 9]; N],
     /// The order of the dense output.
     pub dense_order: u32,
     /// The step-size controller the pair's authors tuned it with (dopri5.f's, unless the
@@ -108,8 +109,8 @@ impl<const N: usize> EmbeddedPair<N> {
 /// form (Math. Comp. 46 (1986) 135–150), which dopri5.f's `CONTD5` evaluates. With `d = 0`
 /// it is the cubic Hermite interpolant. Expanded in powers of `θ` it is
 /// `wᵢ(θ) = δᵢ₁ θ + (3bᵢ − 2δᵢ₁ − δᵢₙ + dᵢ) θ² + (−2bᵢ + δᵢ₁ + δᵢₙ − 2dᵢ) θ³ + dᵢ θ⁴`.
-const fn hermite_dense<const N: usize>(b: [f64; N], d: [f64; N]) -> [[f64; 7]; N] {
-    let mut dense = [[0.0; 7]; N];
+const fn hermite_dense<const N: usize>(b: [f64; N], d: [f64; N]) -> [[f64; 9]; N] {
+    let mut dense = [[0.0; 9]; N];
     let mut i = 0;
     while i < N {
         let first = if i == 0 { 1.0 } else { 0.0 };
@@ -122,7 +123,24 @@ const fn hermite_dense<const N: usize>(b: [f64; N], d: [f64; N]) -> [[f64; 7]; N
             0.0,
             0.0,
             0.0,
+            0.0,
+            0.0,
         ];
+        i += 1;
+    }
+    dense
+}
+
+/// A dense output's coefficients given to `θ^M`, with zeros for the higher powers.
+pub(super) const fn padded<const M: usize, const N: usize>(rows: [[f64; M]; N]) -> [[f64; 9]; N] {
+    let mut dense = [[0.0; 9]; N];
+    let mut i = 0;
+    while i < N {
+        let mut k = 0;
+        while k < M {
+            dense[i][k] = rows[i][k];
+            k += 1;
+        }
         i += 1;
     }
     dense
@@ -407,55 +425,35 @@ impl Tsit5 {
         error_guard: None,
         embedded_order: 4,
         // bᵢ(θ) = rᵢ₁θ + rᵢ₂θ² + rᵢ₃θ³ + rᵢ₄θ⁴, the paper's interpolant.
-        dense: [
+        dense: padded([
             [
                 1.0,
                 -2.763706197274826,
                 2.9132554618219126,
                 -1.0530884977290216,
-                0.0,
-                0.0,
-                0.0,
             ],
-            [0.0, 0.1317, -0.2234, 0.1017, 0.0, 0.0, 0.0],
+            [0.0, 0.1317, -0.2234, 0.1017],
             [
                 0.0,
                 3.9302962368947516,
                 -5.941033872131505,
                 2.490627285651253,
-                0.0,
-                0.0,
-                0.0,
             ],
             [
                 0.0,
                 -12.411077166933676,
                 30.33818863028232,
                 -16.548102889244902,
-                0.0,
-                0.0,
-                0.0,
             ],
-            [
-                0.0,
-                37.50931341651104,
-                -88.1789048947664,
-                47.37952196281928,
-                0.0,
-                0.0,
-                0.0,
-            ],
+            [0.0, 37.50931341651104, -88.1789048947664, 47.37952196281928],
             [
                 0.0,
                 -27.896526289197286,
                 65.09189467479366,
                 -34.8706578614966,
-                0.0,
-                0.0,
-                0.0,
             ],
-            [0.0, 1.5, -4.0, 2.5, 0.0, 0.0, 0.0],
-        ],
+            [0.0, 1.5, -4.0, 2.5],
+        ]),
         dense_order: 4,
         controller: Controller::DOPRI5,
     };

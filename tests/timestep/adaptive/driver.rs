@@ -137,6 +137,9 @@ fn dense_output_has_its_pair_s_order() {
             "dopri5" | "tsit5" => (4.0, [0.4, 0.2, 0.1]),
             "dop853" => (7.0, [1.6, 0.8, 0.4]),
             "rodas4" | "ros3p" | "radau5" => continue,
+            // Verner's interpolants are measured in `integrators::explicit_rk::verner`, over
+            // steps where their errors stay above rounding (and above their theory's order).
+            "vern6" | "vern7" | "vern8" | "vern9" => continue,
             other => panic!("{other}: give its dense output's order here"),
         };
         let errors = steps.map(|h| dense_output_error(kind, h));

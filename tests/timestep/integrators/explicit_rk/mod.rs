@@ -2,3 +2,4 @@
 
 mod article_tables;
 mod tableaus;
+mod verner;

@@ -5,6 +5,7 @@
 
 use timestep::{
     Bs3, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ImprovedEuler, Midpoint, Rk4, Tableau, Tsit5,
+    Vern6, Vern7, Vern8, Vern9,
 };
 
 /// `Σ bᵢ Φᵢ(tree) − 1/γ(tree)` for each tree of order 1 to 4, by order.
@@ -77,8 +78,8 @@ fn the_classic_tableaus_meet_their_order_conditions() {
 
 /// The rooted trees up to order `max`, each as its order, its density `γ` and its
 /// children (indices of smaller trees, non-increasing so that each tree appears once):
-/// 1, 1, 2, 4, 9, 20, 48, 115 trees of orders 1 to 8 (Butcher; Hairer–Nørsett–Wanner I,
-/// II.2, Table 2.1).
+/// 1, 1, 2, 4, 9, 20, 48, 115, 286, 719 trees of orders 1 to 10 (Butcher; Hairer–Nørsett–Wanner
+/// I, II.2, Table 2.1).
 fn rooted_trees(max: usize) -> Vec<(usize, f64, Vec<usize>)> {
     let mut trees: Vec<(usize, f64, Vec<usize>)> = vec![(1, 1.0, vec![])];
     for order in 2..=max {
@@ -139,13 +140,13 @@ fn elementary_weights<const N: usize>(
     weights
 }
 
-/// The largest defect `|Σ wᵢ Φᵢ(τ) − θ^ρ(τ)/γ(τ)|` over the trees of each order 1 to 8 for
+/// The largest defect `|Σ wᵢ Φᵢ(τ) − θ^ρ(τ)/γ(τ)|` over the trees of each order 1 to 10 for
 /// the weights `w` (a step's `b` with `θ = 1`, or a dense output's `w(θ)`), relative to
 /// `θ^ρ/γ`.
-fn defects_by_order<const N: usize>(a: &[[f64; N]; N], w: &[f64; N], theta: f64) -> [f64; 8] {
-    let trees = rooted_trees(8);
+fn defects_by_order<const N: usize>(a: &[[f64; N]; N], w: &[f64; N], theta: f64) -> [f64; 10] {
+    let trees = rooted_trees(10);
     let phi = elementary_weights(a, &trees);
-    let mut largest = [0.0_f64; 8];
+    let mut largest = [0.0_f64; 10];
     for ((order, density, _), phi) in trees.iter().zip(&phi) {
         let exact = theta.powi(*order as i32) / density;
         let sum: f64 = (0..N).map(|i| w[i] * phi[i]).sum();
@@ -155,29 +156,38 @@ fn defects_by_order<const N: usize>(a: &[[f64; N]; N], w: &[f64; N], theta: f64)
 }
 
 /// The order the weights meet the conditions of, to `tolerance`.
-fn conditions_met(defects: &[f64; 8], tolerance: f64) -> usize {
+fn conditions_met(defects: &[f64; 10], tolerance: f64) -> usize {
     defects.iter().take_while(|d| **d < tolerance).count()
 }
 
 #[test]
 fn there_are_as_many_rooted_trees_as_butcher_counts() {
-    let trees = rooted_trees(8);
-    let counts: Vec<usize> = (1..=8)
+    let trees = rooted_trees(10);
+    let counts: Vec<usize> = (1..=10)
         .map(|order| trees.iter().filter(|t| t.0 == order).count())
         .collect();
-    assert_eq!(counts, [1, 1, 2, 4, 9, 20, 48, 115]);
+    assert_eq!(counts, [1, 1, 2, 4, 9, 20, 48, 115, 286, 719]);
 }
 
 /// Each pair's propagated weights meet exactly the conditions of its order, its embedded
 /// weights `b − e` those of the embedded order, and its dense output `w(θ)` those of the
 /// dense order across the step: DOP853 to order 8 (its fifth- and third-order estimates to 5
-/// and 3, its interpolant to 7), Dormand–Prince and Tsitouras to 5 (4, 4), Bogacki–Shampine
-/// to 3 (2, 3). The tolerance is relative, for tables printed to 16–30 digits.
+/// and 3, its interpolant to 7), Verner's 6(5) to 6 (5, 6), 7(6) to 7 (6, 6: see `Vern7`), 8(7) to 8 (7, 8) and 9(8) to 9 (8, 9),
+/// Dormand–Prince and Tsitouras to
+/// 5 (4, 4), Bogacki–Shampine to 3 (2, 3). The tolerance is relative, for tables printed to
+/// 16–30 digits.
 #[test]
 fn the_embedded_pairs_meet_their_order_conditions() {
     fn check<const N: usize>(pair: &EmbeddedPair<N>, embedded: &[(usize, [f64; N])]) {
         let t = &pair.tableau;
-        let tolerance = 1e-12;
+        // Rounding in `Σ bᵢ (Σⱼ aᵢⱼ …)` grows with the coefficients' size: Verner's run to
+        // 10², and their sums cancel to 10⁻¹⁰ relative (the first condition missed is off
+        // by 10⁻³ or more).
+        let row = (t.a.iter())
+            .map(|row| row.iter().map(|a| a.abs()).sum::<f64>())
+            .fold(1.0, f64::max);
+        let size = row * t.b.iter().map(|b| b.abs()).sum::<f64>();
+        let tolerance = f64::max(1e-12, 1e-14 * size);
         let propagated = defects_by_order(&t.a, &t.b, 1.0);
         assert_eq!(
             conditions_met(&propagated, tolerance),
@@ -206,9 +216,11 @@ fn the_embedded_pairs_meet_their_order_conditions() {
                 t.name
             );
         }
-        // w(1) = b: the interpolant ends at the step's end.
-        for (w, b) in pair.dense_weights(1.0).iter().zip(&t.b) {
-            approx::assert_abs_diff_eq!(w, b, epsilon = 1e-12);
+        // w(1) = b: the interpolant ends at the step's end (to the rounding of summing its
+        // coefficients, up to 10⁵ in Verner's 6(5)).
+        for ((w, b), row) in pair.dense_weights(1.0).iter().zip(&t.b).zip(&pair.dense) {
+            let size: f64 = row.iter().map(|r| r.abs()).sum();
+            approx::assert_abs_diff_eq!(w, b, epsilon = f64::max(1e-12, 4.0 * f64::EPSILON * size));
         }
     }
     let minus = |b: [f64; 16], e: [f64; 16]| -> [f64; 16] { core::array::from_fn(|i| b[i] - e[i]) };
@@ -220,6 +232,18 @@ fn the_embedded_pairs_meet_their_order_conditions() {
             (3, minus(dop853.tableau.b, dop853.error_guard.unwrap())),
         ],
     );
+    let embedded =
+        |pair: &EmbeddedPair<12>| core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]);
+    check(&Vern6::PAIR, &[(5, embedded(&Vern6::PAIR))]);
+    let embedded =
+        |pair: &EmbeddedPair<16>| core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]);
+    check(&Vern7::PAIR, &[(6, embedded(&Vern7::PAIR))]);
+    let embedded =
+        |pair: &EmbeddedPair<21>| core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]);
+    check(&Vern8::PAIR, &[(7, embedded(&Vern8::PAIR))]);
+    let embedded =
+        |pair: &EmbeddedPair<26>| core::array::from_fn(|i| pair.tableau.b[i] - pair.error[i]);
+    check(&Vern9::PAIR, &[(8, embedded(&Vern9::PAIR))]);
     for pair in [Dopri5::PAIR, Tsit5::PAIR] {
         check(
             &pair,
