@@ -31,7 +31,7 @@ use std::fmt::LowerExp;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use timestep::analytic::DampedOscillator;
-use timestep::{Method, Particle, Scalar, Trajectory, VectorSpace};
+use timestep::{Method, Particle, Scalar, SmallVector, Trajectory};
 
 const FLAGS: [&str; 10] = [
     "--method",
@@ -241,7 +241,7 @@ impl From<io::Error> for RunError {
 /// the energy are computed in `f64` from the state's values.
 fn run<S>(options: &Options, out: &mut impl Write) -> Result<(), RunError>
 where
-    S: Scalar + VectorSpace<Scalar = S> + LowerExp,
+    S: Scalar + SmallVector<Scalar = S> + LowerExp,
 {
     let [mass, k, b, x0, v0] = [
         options.mass,
@@ -304,7 +304,7 @@ where
 /// that the run has a sensible number of steps.
 fn check_precision<S>(options: &Options) -> Result<(), String>
 where
-    S: Scalar + VectorSpace<Scalar = S>,
+    S: Scalar + SmallVector<Scalar = S>,
 {
     fits::<S>("--k", options.stiffness, false)?;
     fits::<S>("--b", options.damping, false)?;
@@ -330,7 +330,7 @@ where
 /// Runs in precision `S`, turning what stopped the run into a message.
 fn report_run<S>(options: &Options, out: &mut impl Write) -> Result<(), String>
 where
-    S: Scalar + VectorSpace<Scalar = S> + LowerExp,
+    S: Scalar + SmallVector<Scalar = S> + LowerExp,
 {
     match run::<S>(options, out) {
         Ok(()) => Ok(()),

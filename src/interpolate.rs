@@ -2,7 +2,7 @@
 //! [`InterpolateMotion`]: the same with their velocities (Hermite), and extrapolation.
 
 use crate::rigid::{Body, Precision, Quaternion};
-use crate::{Particle, Scalar, VectorSpace};
+use crate::{Particle, Scalar, SmallVector};
 use glam::{DQuat, DVec2, DVec3, DVec4, Quat, Vec2, Vec3, Vec3A, Vec4};
 use num_traits::{One, Zero};
 
@@ -82,7 +82,7 @@ pub trait Interpolate {
 
 /// `a·(1 − α) + b·α` for any vector space: exact at both ends.
 #[inline]
-fn lerp<V: VectorSpace>(a: V, b: V, alpha: V::Scalar) -> V {
+fn lerp<V: SmallVector>(a: V, b: V, alpha: V::Scalar) -> V {
     a.scale(V::Scalar::one() - alpha).add_scaled(b, alpha)
 }
 
@@ -162,9 +162,9 @@ impl_tuple!(A 0, B 1, C 2, D 3);
 /// ```
 impl<V> Interpolate for Particle<V>
 where
-    V: VectorSpace + Interpolate<Scalar = <V as VectorSpace>::Scalar>,
+    V: SmallVector + Interpolate<Scalar = <V as SmallVector>::Scalar>,
 {
-    type Scalar = <V as VectorSpace>::Scalar;
+    type Scalar = <V as SmallVector>::Scalar;
 
     #[inline]
     fn interpolate(&self, other: &Self, alpha: Self::Scalar) -> Self {
@@ -328,7 +328,7 @@ fn hermite_basis<S: Scalar>(alpha: S) -> [S; 4] {
 /// The point of the cubic Hermite curve through `x0` with velocity `v0` and `x1` with `v1`,
 /// a step `dt` apart, at the fraction `alpha`.
 #[inline]
-fn hermite_point<V: VectorSpace>(x0: V, v0: V, x1: V, v1: V, alpha: V::Scalar, dt: V::Scalar) -> V {
+fn hermite_point<V: SmallVector>(x0: V, v0: V, x1: V, v1: V, alpha: V::Scalar, dt: V::Scalar) -> V {
     let [h00, h10, h01, h11] = hermite_basis(alpha);
     x0.scale(h00)
         .add_scaled(x1, h01)
@@ -341,7 +341,7 @@ fn hermite_point<V: VectorSpace>(x0: V, v0: V, x1: V, v1: V, alpha: V::Scalar, d
 /// `p₀ (1 − α)(1 − 3α) + p₁ α(3α − 2) + m (x₁ − x₀) 6α(1 − α) / dt`. Linear in the momenta
 /// when `dt = 0`.
 #[inline]
-fn hermite_momentum<V: VectorSpace>(
+fn hermite_momentum<V: SmallVector>(
     (x0, p0): (V, V),
     (x1, p1): (V, V),
     mass: V::Scalar,
@@ -380,7 +380,7 @@ fn hermite_momentum<V: VectorSpace>(
 /// ```
 impl<V> InterpolateMotion for Particle<V>
 where
-    V: VectorSpace + Interpolate<Scalar = <V as VectorSpace>::Scalar>,
+    V: SmallVector + Interpolate<Scalar = <V as SmallVector>::Scalar>,
 {
     #[inline]
     fn hermite(&self, other: &Self, alpha: Self::Scalar, dt: Self::Scalar) -> Self {

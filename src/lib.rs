@@ -84,9 +84,9 @@
 //!
 //! # The model
 //!
-//! - [`VectorSpace`]: what integrators add and scale, by value: `f32`, `f64`, glam vectors
+//! - [`SmallVector`]: what integrators add and scale, by value: `f32`, `f64`, glam vectors
 //!   and quaternions, arrays, tuples, and your own types. [`Vector`] is the same for
-//!   values of any size, combined in place: every `VectorSpace`, `Vec<V>`, `Box<[V]>`,
+//!   values of any size, combined in place: every `SmallVector`, `Vec<V>`, `Box<[V]>`,
 //!   nalgebra's `DVector`.
 //! - [`State`]: a physical state that knows its velocity, can **drift** (positions along a
 //!   velocity) and **kick** (momenta along a force), and restores its own invariants after
@@ -150,7 +150,7 @@
 //!               interpolant (EmbeddedPair, Rosenbrock, Radau5), Method and AdaptiveKind
 //! control       what every controlled method uses: Tolerances, ErrorNorm, Controller,
 //!               Statistics, the AdaptiveMethod trait
-//! the model     State, Vector, VectorSpace, Forces, Particle(s), rigid bodies; linalg
+//! the model     State, Vector, SmallVector, Forces, Particle(s), rigid bodies; linalg
 //! ```
 //!
 //! # Glossary
@@ -158,8 +158,8 @@
 //! | concept | type | when you touch it |
 //! |---|---|---|
 //! | a state | [`State`] ([`Particle`], [`Particles`], rigid bodies, any [`Vector`]) | always: what is stepped |
-//! | a value added and scaled by value | [`VectorSpace`] | writing a small state of your own |
-//! | a value combined in place, any size | [`Vector`] (every `VectorSpace`, `Vec`, `DVector`) | writing a large state of your own |
+//! | a small value, added and scaled by value | [`SmallVector`] (`f64`, glam's vectors, arrays, tuples) | writing a small state of your own |
+//! | a value combined in place, any size | [`Vector`] (every `SmallVector`, `Vec`, `DVector`) | writing a large state of your own |
 //! | the dynamics | [`Forces`] (a closure), [`InPlace`], [`Positional`] | always |
 //! | a method at a fixed step | [`Integrator`] (`step`) | always: `Rk4.step(...)` |
 //! | a method's parts | [`Scheme`] (workspace, one step, [`Properties`]) | writing a method |
@@ -421,7 +421,7 @@
 //! - **Finite forces that overflow the state.** A force of 10³⁰⁰ N for 10¹⁰ s makes the
 //!   momentum infinite, and explicit methods return `Ok` with it (backward Euler refuses a
 //!   non-finite residual). If your forces can be that large, check the state with
-//!   [`VectorSpace::is_finite`] after a step.
+//!   [`SmallVector::is_finite`] after a step.
 //! - **Torques that push a rigid body's `ω = I⁻¹ L` past the range of its floats**
 //!   (`|L|` above the smallest moment times the largest float; the setters refuse such an
 //!   `L`, but a kick can reach it). Its spin is then infinite and the orientation of the
@@ -443,7 +443,7 @@
 //! Anything with positions and momenta can be a [`State`]; an integrator then steps all of
 //! it at once, so parts that push on each other are advanced consistently. Here, two
 //! bodies joined by a spring: a dumbbell tumbling through space. The velocity and force
-//! types are pairs of vectors, one per body (tuples of [`VectorSpace`]s are vector
+//! types are pairs of vectors, one per body (tuples of [`SmallVector`]s are vector
 //! spaces), and the forces are the spring's pull, equal and opposite on the two bodies.
 //!
 //! ```
@@ -614,7 +614,7 @@
 //! - `rayon`: `batch::par_step_all`, which steps a slice of states on rayon's thread pool
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
 //! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
-//!   a [`VectorSpace`], stepped by value; `DVector` a [`Vector`], stepped in place.
+//!   a [`SmallVector`], stepped by value; `DVector` a [`Vector`], stepped in place.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
@@ -643,10 +643,10 @@ mod particles;
 pub mod prelude;
 pub mod rigid;
 mod scalar;
+mod small_vector;
 mod state;
 mod trajectory;
 mod vector;
-mod vector_space;
 
 pub use adaptive::Adaptive;
 #[cfg(feature = "alloc")]
@@ -686,10 +686,10 @@ pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
 pub use scalar::Scalar;
+pub use small_vector::{NoVelocity, SmallVector};
 pub use state::{Derivative, DerivativeOf, Forces, InPlace, Positional, State};
 pub use trajectory::Trajectory;
 pub use vector::Vector;
-pub use vector_space::{NoVelocity, VectorSpace};
 
 /// The glam the crate is built with (0.33 or 0.34, whichever your build resolved):
 /// `timestep::glam::Vec3` is the type `Particle<Vec3>` and [`rigid::RigidBody`] are made

@@ -1,14 +1,14 @@
 //! nalgebra's vectors as states (feature `nalgebra`, nalgebra 0.34 or 0.35): `SVector`
-//! (`Vector2`, `Vector3`, …) is a [`VectorSpace`], so a fixed-size vector is a small state
+//! (`Vector2`, `Vector3`, …) is a [`SmallVector`], so a fixed-size vector is a small state
 //! stepped by value, and `DVector` is a [`Vector`], a state sized at run time stepped in
 //! place. Both in `f32` and `f64`.
 
-use crate::{Interpolate, Vector, VectorSpace};
+use crate::{Interpolate, SmallVector, Vector};
 use nalgebra::{DVector, SVector};
 
 macro_rules! impl_nalgebra {
     ($($s:ty),*) => {$(
-        impl<const D: usize> VectorSpace for SVector<$s, D> {
+        impl<const D: usize> SmallVector for SVector<$s, D> {
             type Scalar = $s;
             const DIM: usize = D;
 

@@ -1,6 +1,6 @@
 //! [`Particle`]: a point mass of any dimension.
 
-use crate::{Derivative, MassError, Scalar, State, Vector, VectorSpace};
+use crate::{Derivative, MassError, Scalar, SmallVector, State, Vector};
 use num_traits::{Float, Zero};
 
 /// A point mass in any number of dimensions: `Particle<f64>` on a line, `Particle<Vec2>` in
@@ -57,7 +57,7 @@ use num_traits::{Float, Zero};
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Particle<V: VectorSpace> {
+pub struct Particle<V: SmallVector> {
     position: V,
     momentum: V,
     velocity: V,
@@ -65,7 +65,7 @@ pub struct Particle<V: VectorSpace> {
     inverse_mass: V::Scalar,
 }
 
-impl<V: VectorSpace> Particle<V> {
+impl<V: SmallVector> Particle<V> {
     /// A particle of `mass` at `position` moving at `velocity`.
     ///
     /// # Panics
@@ -283,7 +283,7 @@ impl<V: VectorSpace> Particle<V> {
 /// Refuses a velocity `p / m` of which a coordinate overflowed, or underflowed to zero or a
 /// subnormal number, from a finite non-zero momentum; the error names the velocity `p / m`
 /// as computed in `f64`.
-pub(crate) fn check_velocity<V: VectorSpace>(
+pub(crate) fn check_velocity<V: SmallVector>(
     mass: V::Scalar,
     momentum: V,
     velocity: V,
@@ -302,7 +302,7 @@ pub(crate) fn check_velocity<V: VectorSpace>(
 
 /// Refuses a momentum `m·v` of which a coordinate overflowed, or underflowed to zero or a
 /// subnormal number, from a finite non-zero velocity.
-pub(crate) fn check_momentum<V: VectorSpace>(
+pub(crate) fn check_momentum<V: SmallVector>(
     mass: V::Scalar,
     velocity: V,
     momentum: V,
@@ -319,7 +319,7 @@ pub(crate) fn check_momentum<V: VectorSpace>(
     Ok(())
 }
 
-impl<V: VectorSpace> State for Particle<V> {
+impl<V: SmallVector> State for Particle<V> {
     type Scalar = V::Scalar;
     type Velocity = V;
     type Force = V;
@@ -387,7 +387,7 @@ impl<V: VectorSpace> State for Particle<V> {
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::Particle;
-    use crate::{MassError, Scalar, VectorSpace};
+    use crate::{MassError, Scalar, SmallVector};
     use core::fmt;
     use num_traits::Float;
     use serde::{Deserialize, Deserializer};
@@ -396,7 +396,7 @@ mod serde_impl {
     // generate) so that docs.rs labels them as needing the `serde` feature.
     impl<'de, V> Deserialize<'de> for Particle<V>
     where
-        V: VectorSpace + Deserialize<'de>,
+        V: SmallVector + Deserialize<'de>,
         V::Scalar: Deserialize<'de>,
     {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -407,7 +407,7 @@ mod serde_impl {
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(rename = "Particle", deny_unknown_fields)]
-    pub struct ParticleData<V: VectorSpace> {
+    pub struct ParticleData<V: SmallVector> {
         mass: V::Scalar,
         position: V,
         momentum: V,
@@ -416,7 +416,7 @@ mod serde_impl {
 
     impl<V> serde::Serialize for Particle<V>
     where
-        V: VectorSpace + serde::Serialize,
+        V: SmallVector + serde::Serialize,
         V::Scalar: serde::Serialize,
     {
         fn serialize<Ser: serde::Serializer>(
@@ -433,7 +433,7 @@ mod serde_impl {
     }
 
     /// The first of the state's quantities with an infinite or `NaN` coordinate.
-    fn not_finite<V: VectorSpace>(position: V, momentum: V, velocity: V) -> Option<&'static str> {
+    fn not_finite<V: SmallVector>(position: V, momentum: V, velocity: V) -> Option<&'static str> {
         [
             ("position", position),
             ("momentum", momentum),
@@ -467,7 +467,7 @@ mod serde_impl {
         }
     }
 
-    impl<V: VectorSpace> From<Particle<V>> for ParticleData<V> {
+    impl<V: SmallVector> From<Particle<V>> for ParticleData<V> {
         fn from(particle: Particle<V>) -> Self {
             ParticleData {
                 mass: particle.mass,
@@ -478,7 +478,7 @@ mod serde_impl {
         }
     }
 
-    impl<V: VectorSpace> TryFrom<ParticleData<V>> for Particle<V> {
+    impl<V: SmallVector> TryFrom<ParticleData<V>> for Particle<V> {
         type Error = InvalidParticle;
 
         fn try_from(data: ParticleData<V>) -> Result<Self, Self::Error> {

@@ -1,7 +1,7 @@
 //! [`Particles`]: many point masses whose forces are computed together.
 
 use crate::particle::check_momentum;
-use crate::{DerivativeOf, MassError, Particle, Scalar, State, Vector, VectorSpace};
+use crate::{DerivativeOf, MassError, Particle, Scalar, SmallVector, State, Vector};
 // Shared constants: `Arc` where the target has pointer atomics (so that `Particles` is
 // `Send` for rayon), `Rc` on the few `no_std` targets without them (thumbv6m), which
 // would otherwise not build the crate at all.
@@ -58,7 +58,7 @@ use num_traits::Zero;
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Debug, PartialEq)]
-pub struct Particles<V: VectorSpace> {
+pub struct Particles<V: SmallVector> {
     positions: Vec<V>,
     momenta: Vec<V>,
     velocities: Vec<V>,
@@ -70,7 +70,7 @@ pub struct Particles<V: VectorSpace> {
 
 /// `clone_from` reuses the buffers, so that the probes and predictions integrators copy
 /// into cost no allocation (a derived `Clone` would make new `Vec`s each time).
-impl<V: VectorSpace> Clone for Particles<V> {
+impl<V: SmallVector> Clone for Particles<V> {
     fn clone(&self) -> Self {
         Particles {
             positions: self.positions.clone(),
@@ -130,7 +130,7 @@ impl fmt::Display for ParticlesError {
 
 impl core::error::Error for ParticlesError {}
 
-impl<V: VectorSpace> Particles<V> {
+impl<V: SmallVector> Particles<V> {
     /// Bodies of `masses` at `positions` moving at `velocities` (one of each per body).
     ///
     /// # Panics
@@ -420,7 +420,7 @@ impl<V: VectorSpace> Particles<V> {
     }
 }
 
-impl<V: VectorSpace> State for Particles<V> {
+impl<V: SmallVector> State for Particles<V> {
     type Scalar = V::Scalar;
     /// One velocity per body.
     type Velocity = Vec<V>;

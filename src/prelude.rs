@@ -2,7 +2,7 @@
 //!
 //! The traits whose methods you call ([`Integrator`] for `step`, [`State`] for
 //! `velocity`, `drift` and `kick`, [`Interpolate`] for drawing between steps,
-//! [`Forces`] and [`VectorSpace`] for writing your own dynamics and states), the states
+//! [`Forces`] and [`SmallVector`] for writing your own dynamics and states), the states
 //! ([`Particle`], [`RigidBody`], [`DRigidBody`] and their [`Inertia`]), every method
 //! ([`ExplicitEuler`], [`SemiImplicitEuler`], [`Midpoint`], [`ImprovedEuler`], [`Rk4`],
 //! [`Verlet`], [`PositionVerlet`], [`BackwardEuler`], [`Dopri5`], [`Bs3`], and [`Method`]
@@ -51,8 +51,8 @@ pub use crate::rigid::{DRigidBody, Inertia, RigidBody};
 pub use crate::{
     Adaptive, AdaptiveKind, BackwardEuler, Bs3, Dopri5, ExplicitEuler, FixedTimestep, Forces,
     ImprovedEuler, InPlace, Integrator, Interpolate, InterpolateMotion, Method, MethodKind,
-    Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, State,
-    Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, VectorSpace, Verlet,
+    Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, SmallVector,
+    State, Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, Verlet,
 };
 #[cfg(feature = "alloc")]
 pub use crate::{Solution, solve};

@@ -1,6 +1,6 @@
 //! [`State`], [`Derivative`] and [`Forces`]: the model every integrator works on.
 
-use crate::{Jacobian, NoVelocity, Scalar, Vector, VectorSpace};
+use crate::{Jacobian, NoVelocity, Scalar, SmallVector, Vector};
 use num_traits::Float;
 
 /// A physical state that integrators can advance.
@@ -15,7 +15,7 @@ use num_traits::Float;
 /// order; Runge–Kutta methods combine [`Derivative`]s and apply them with
 /// [`advance`](State::advance).
 ///
-/// Every [`Vector`] ([`VectorSpace`]s, `Vec<f64>`, `Vec<DVec3>`, …) is a `State` too: a
+/// Every [`Vector`] ([`SmallVector`]s, `Vec<f64>`, `Vec<DVec3>`, …) is a `State` too: a
 /// first-order system `y' = f(t, y)` whose whole value is "momentum" and whose velocity is
 /// [`NoVelocity`]. Its force is `f(t, y)`.
 ///

@@ -1,13 +1,13 @@
 //! [`Vector`]: values of any size that integrators combine in place.
 
-use crate::{Scalar, VectorSpace};
+use crate::{Scalar, SmallVector};
 use num_traits::{Float, Zero};
 
 /// A real vector of any size, combined in place: the velocities, forces and stage values of
 /// a state, whether it is one particle or a million unknowns.
 ///
-/// Every [`VectorSpace`] is a `Vector` (its size is fixed at compile time and its operations
-/// are by value), and so are `Vec<V>` and `Box<[V]>` of any `VectorSpace` `V` (with the
+/// Every [`SmallVector`] is a `Vector` (its size is fixed at compile time and its operations
+/// are by value), and so are `Vec<V>` and `Box<[V]>` of any `SmallVector` `V` (with the
 /// `alloc` feature, on by default) and nalgebra's `DVector` (with the `nalgebra` feature).
 /// Integrators only ever call these operations, so a value whose size is known at run time
 /// is stepped without allocating: buffers are made once, with
@@ -139,7 +139,7 @@ pub trait Vector: Clone + core::fmt::Debug {
     }
 }
 
-impl<V: VectorSpace> Vector for V {
+impl<V: SmallVector> Vector for V {
     type Scalar = V::Scalar;
 
     #[inline(always)]
@@ -172,19 +172,19 @@ impl<V: VectorSpace> Vector for V {
     }
     #[inline]
     fn component(&self, index: usize) -> V::Scalar {
-        VectorSpace::component(self, index)
+        SmallVector::component(self, index)
     }
     #[inline]
     fn set_component(&mut self, index: usize, value: V::Scalar) {
-        VectorSpace::set_component(self, index, value);
+        SmallVector::set_component(self, index, value);
     }
     #[inline]
     fn max_abs(&self) -> V::Scalar {
-        VectorSpace::max_abs(self)
+        SmallVector::max_abs(self)
     }
     #[inline]
     fn is_finite(&self) -> bool {
-        VectorSpace::is_finite(self)
+        SmallVector::is_finite(self)
     }
     #[inline]
     fn as_scalars(&self) -> Option<&[V::Scalar]> {
@@ -223,14 +223,14 @@ fn different_lengths(a: usize, b: usize) -> ! {
 #[cfg(feature = "alloc")]
 mod slices {
     use super::{Vector, same_len};
-    use crate::VectorSpace;
+    use crate::SmallVector;
     use alloc::boxed::Box;
     use alloc::vec::Vec;
     use num_traits::Float;
 
     macro_rules! impl_slice_vector {
         ($($container:ty),*) => {$(
-            impl<V: VectorSpace> Vector for $container {
+            impl<V: SmallVector> Vector for $container {
                 type Scalar = V::Scalar;
 
                 #[inline]

@@ -13,7 +13,7 @@
 //!    ↓
 //! control      tolerances, error norm, controller, statistics, the AdaptiveMethod trait
 //!    ↓
-//! the model    State, Vector, VectorSpace, Forces, Particle, rigid bodies; linalg
+//! the model    State, Vector, SmallVector, Forces, Particle, rigid bodies; linalg
 //! ```
 
 mod controller;

@@ -3,7 +3,7 @@
 
 use super::{Inertia, InertiaError, Matrix3, Precision, Quaternion, Vector3};
 use crate::particle::{check_momentum, check_velocity};
-use crate::{Derivative, MassError, State, VectorSpace};
+use crate::{Derivative, MassError, SmallVector, State};
 use core::fmt;
 use num_traits::Float;
 
@@ -697,7 +697,7 @@ fn check_fits<S: Precision>(inertia: &Inertia) -> Result<(), InertiaError> {
 /// floats, or `ω` not finite), out of line and cold.
 #[cold]
 #[inline(never)]
-pub(super) fn orientation_overflow<V: VectorSpace>(
+pub(super) fn orientation_overflow<V: SmallVector>(
     angular_velocity: V,
     dt: V::Scalar,
 ) -> crate::StepError {
@@ -963,7 +963,7 @@ impl core::error::Error for BodyError {}
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{Body, BodyError, OrientationUpdate};
-    use crate::VectorSpace;
+    use crate::SmallVector;
     use crate::rigid::inertia::serde_impl::Entries;
     use crate::rigid::{Inertia, InertiaError, Precision, Quaternion};
     use core::fmt;

@@ -117,7 +117,7 @@ impl<S: Precision> Body<S> {
     /// body: the whole force acts on the centre of mass, and the torque about it is
     /// `(point − x) × force` (r × F, right-hand rule). The pair is the body's
     /// [`Force`](crate::State::Force), ready to return from a forces callback, and adds
-    /// up over several forces with [`VectorSpace::add`](crate::VectorSpace::add).
+    /// up over several forces with [`SmallVector::add`](crate::SmallVector::add).
     ///
     /// ```
     /// use timestep::rigid::{DRigidBody, Inertia};

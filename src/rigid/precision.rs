@@ -6,7 +6,7 @@
 //! `DMat3`, `DMat4`) by forwarding to glam. They also let you write forces generic over the
 //! body's precision.
 
-use crate::{Scalar, VectorSpace};
+use crate::{Scalar, SmallVector};
 use core::fmt::Debug;
 use core::ops::{Add, Mul, Neg, Sub};
 use glam::{DMat3, DMat4, DQuat, DVec3, Mat3, Mat4, Quat, Vec3};
@@ -143,12 +143,12 @@ impl Precision for f64 {
 /// assert_eq!(torque(glam::DVec3::X, glam::DVec3::Y), glam::DVec3::Z);
 /// ```
 pub trait Vector3:
-    VectorSpace
+    SmallVector
     + Default
     + Add<Output = Self>
     + Sub<Output = Self>
     + Neg<Output = Self>
-    + Mul<<Self as VectorSpace>::Scalar, Output = Self>
+    + Mul<<Self as SmallVector>::Scalar, Output = Self>
 {
     /// The vector `(x, y, z)`.
     #[must_use]
@@ -182,7 +182,7 @@ pub trait Vector3:
 /// assert_eq!(Quaternion::normalize(q), DQuat::IDENTITY);
 /// ```
 pub trait Quaternion:
-    VectorSpace + Mul<Output = Self> + Mul<Self::Vec3, Output = Self::Vec3>
+    SmallVector + Mul<Output = Self> + Mul<Self::Vec3, Output = Self::Vec3>
 {
     /// The vectors it rotates.
     type Vec3: Vector3<Scalar = Self::Scalar>;

@@ -7,7 +7,7 @@ use crate::integrators::partitioned::composition::{
 };
 use crate::integrators::{half, should_step};
 use crate::math;
-use crate::{Forces, Integrator, State, StepError, VectorSpace};
+use crate::{Forces, Integrator, SmallVector, State, StepError};
 use core::cmp::Ordering;
 
 /// Kick, free flight, kick: a symplectic, time-reversible integrator for rigid bodies,

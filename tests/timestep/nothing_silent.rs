@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use timestep::rigid::{Body, BodyError, DRigidBody, Inertia, InertiaError, RigidBody, Splitting};
 use timestep::{
     FixedTimestep, FixedTimestepError, Forces, Integrator, MassError, Method, MethodKind, Particle,
-    SemiImplicitEuler, State, StepError, Trajectory, VectorSpace,
+    SemiImplicitEuler, SmallVector, State, StepError, Trajectory,
 };
 
 /// An integrator that records the `t` and `dt` of every step it is asked for, and steps by
@@ -44,7 +44,7 @@ impl<S: State, I: Integrator<S>> Integrator<S> for Recording<'_, I> {
 /// The (t, dt) of every step of a run of `y' = 1` from `t0` to `t1` in steps of `dt`.
 fn recorded_steps<S>(t0: S, t1: S, dt: S) -> Vec<(f64, f64)>
 where
-    S: timestep::Scalar + timestep::VectorSpace<Scalar = S>,
+    S: timestep::Scalar + timestep::SmallVector<Scalar = S>,
 {
     let steps = RefCell::new(Vec::new());
     let one = |_: &S, _t: S| S::one();
@@ -598,7 +598,7 @@ fn bits<T: std::fmt::Debug>(value: &T) -> String {
 
 fn check_particle_step<S>(mass: f64, x: f64, v: f64, force: f64, t: f64, dt: f64, tame: bool)
 where
-    S: timestep::Scalar + timestep::VectorSpace<Scalar = S> + std::fmt::Debug,
+    S: timestep::Scalar + timestep::SmallVector<Scalar = S> + std::fmt::Debug,
 {
     let (mass, x, v, force, t, dt) = (
         S::from_f64(mass),
@@ -864,7 +864,7 @@ proptest! {
 
 fn check_trajectory<S>(t0: f64, t1: f64, dt: f64)
 where
-    S: timestep::Scalar + timestep::VectorSpace<Scalar = S>,
+    S: timestep::Scalar + timestep::SmallVector<Scalar = S>,
 {
     let (t0, t1, dt) = (S::from_f64(t0), S::from_f64(t1), S::from_f64(dt));
     let steps = RefCell::new(Vec::new());

@@ -1,4 +1,4 @@
-//! First-order systems `y' = f(t, y)` with every method: any `VectorSpace` is a state whose
+//! First-order systems `y' = f(t, y)` with every method: any `SmallVector` is a state whose
 //! whole value is "momentum", so every method applies to it.
 //!
 //! What each method becomes on such a state (no positions, so every drift is a no-op):
@@ -34,7 +34,7 @@ use crate::common;
 use approx::assert_relative_eq;
 use common::{C, is_composition, log_log_slope, stability_function};
 use glam::DVec3;
-use timestep::{Integrator, Method, MethodKind, VectorSpace};
+use timestep::{Integrator, Method, MethodKind, SmallVector};
 
 /// The order of each method on a first-order state whose rate depends on `y` (module
 /// docs): leapfrog and Blanes–Moan 1, the compositions of Verlet 2, the rest their own.
@@ -47,7 +47,7 @@ fn first_order_order(name: &str) -> f64 {
 }
 
 /// Runs `method` on `y' = f(t, y)` from `y0` at t = 0 for `steps` steps of `dt`.
-fn run<S: VectorSpace<Scalar = f64>>(
+fn run<S: SmallVector<Scalar = f64>>(
     mut method: Method<S>,
     f: &impl Fn(&S, f64) -> S,
     y0: S,
@@ -215,7 +215,7 @@ fn lorenz_array(y: &[f64; 3], _t: f64) -> [f64; 3] {
 }
 
 /// The states at t = 0.1, 0.2, …, 1.0 of a run with `steps_per_tenth` steps per 0.1 s.
-fn lorenz_checkpoints<S: VectorSpace<Scalar = f64>>(
+fn lorenz_checkpoints<S: SmallVector<Scalar = f64>>(
     mut method: Method<S>,
     f: &impl Fn(&S, f64) -> S,
     y0: S,

@@ -5,7 +5,7 @@ use approx::assert_abs_diff_eq;
 use glam::{DQuat, DVec3};
 use proptest::prelude::*;
 use timestep::rigid::{DRigidBody, Inertia};
-use timestep::{Integrator, Rk4, SemiImplicitEuler, VectorSpace};
+use timestep::{Integrator, Rk4, SemiImplicitEuler, SmallVector};
 
 #[test]
 fn force_plus_y_at_plus_x_turns_the_body_about_plus_z() {

@@ -1,11 +1,15 @@
-//! [`VectorSpace`]: what integrators add and scale, and its implementations.
+//! [`SmallVector`]: a value of a size fixed at compile time that integrators add and scale
+//! by value, and its implementations.
 
 use crate::Scalar;
 use core::marker::PhantomData;
 use glam::{DQuat, DVec2, DVec3, DVec4, Quat, Vec2, Vec3, Vec3A, Vec4};
 use num_traits::{Float, One, Zero};
 
-/// A finite-dimensional real vector space: the values integrators add and scale.
+/// A small vector: a value of a size fixed at compile time, added and scaled by value (an
+/// element of a finite-dimensional real vector space). What small states are made of and
+/// stepped as, on the stack; [`Vector`](crate::Vector) is its in-place counterpart for
+/// values of any size, and every `SmallVector` is one.
 ///
 /// Runge–Kutta methods combine derivative samples linearly, and backward Euler's Newton
 /// solve reads and writes single coordinates, so this is all an integrator asks of a value.
@@ -13,13 +17,13 @@ use num_traits::{Float, One, Zero};
 /// arrays `[V; N]` and tuples of up to four spaces over the same scalar. A quaternion is
 /// treated as a plain 4-vector here; keeping it unit length is the state's job.
 ///
-/// Every `VectorSpace` is also a [`State`](crate::State) of a first-order system
+/// Every `SmallVector` is also a [`State`](crate::State) of a first-order system
 /// `y' = f(t, y)`, so implementing it for your own type lets every integrator step that type.
 ///
 /// # Example
 ///
 /// ```
-/// use timestep::VectorSpace;
+/// use timestep::SmallVector;
 /// use glam::Vec3;
 ///
 /// let a = (Vec3::X, 2.0_f32);
@@ -28,7 +32,7 @@ use num_traits::{Float, One, Zero};
 /// assert_eq!(<(Vec3, f32)>::DIM, 4);
 /// assert_eq!(a.component(3), 2.0);
 /// ```
-pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
+pub trait SmallVector: Copy + PartialEq + core::fmt::Debug {
     /// The field the space is over.
     type Scalar: Scalar;
 
@@ -103,7 +107,7 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
     /// integrators as plain memory.
     ///
     /// ```
-    /// use timestep::VectorSpace;
+    /// use timestep::SmallVector;
     ///
     /// let values = [[1.0_f64, 2.0], [3.0, 4.0]];
     /// assert_eq!(<[f64; 2]>::slice_as_scalars(&values), Some(&[1.0, 2.0, 3.0, 4.0][..]));
@@ -116,10 +120,10 @@ pub trait VectorSpace: Copy + PartialEq + core::fmt::Debug {
         None
     }
 
-    /// [`slice_as_scalars`](VectorSpace::slice_as_scalars), to write through.
+    /// [`slice_as_scalars`](SmallVector::slice_as_scalars), to write through.
     ///
     /// ```
-    /// use timestep::VectorSpace;
+    /// use timestep::SmallVector;
     ///
     /// let mut values = [1.0_f32, 2.0];
     /// f32::slice_as_scalars_mut(&mut values).unwrap()[1] = 5.0;
@@ -138,7 +142,7 @@ fn out_of_range(index: usize, dim: usize) -> ! {
 
 macro_rules! impl_scalar {
     ($($t:ty),*) => {$(
-        impl VectorSpace for $t {
+        impl SmallVector for $t {
             type Scalar = $t;
             const DIM: usize = 1;
 
@@ -187,7 +191,7 @@ impl_scalar!(f32, f64);
 
 macro_rules! impl_glam {
     ($($t:ty: $s:ty, $dim:expr;)*) => {$(
-        impl VectorSpace for $t {
+        impl SmallVector for $t {
             type Scalar = $s;
             const DIM: usize = $dim;
 
@@ -238,7 +242,7 @@ impl_glam! {
     DQuat: f64, 4;
 }
 
-impl<V: VectorSpace, const N: usize> VectorSpace for [V; N] {
+impl<V: SmallVector, const N: usize> SmallVector for [V; N] {
     type Scalar = V::Scalar;
     const DIM: usize = V::DIM * N;
 
@@ -282,7 +286,7 @@ impl<V: VectorSpace, const N: usize> VectorSpace for [V; N] {
 
 macro_rules! impl_tuple {
     ($($name:ident $field:tt),+) => {
-        impl<S: Scalar, $($name: VectorSpace<Scalar = S>),+> VectorSpace for ($($name,)+) {
+        impl<S: Scalar, $($name: SmallVector<Scalar = S>),+> SmallVector for ($($name,)+) {
             type Scalar = S;
             const DIM: usize = 0 $(+ $name::DIM)+;
 
@@ -340,7 +344,7 @@ impl_tuple!(A 0, B 1, C 2, D 3);
 /// # Example
 ///
 /// ```
-/// use timestep::{NoVelocity, VectorSpace};
+/// use timestep::{NoVelocity, SmallVector};
 ///
 /// assert_eq!(NoVelocity::<f64>::DIM, 0);
 /// assert_eq!(NoVelocity::<f64>::zero().add(NoVelocity::zero()), NoVelocity::zero());
@@ -349,7 +353,7 @@ impl_tuple!(A 0, B 1, C 2, D 3);
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct NoVelocity<S>(PhantomData<S>);
 
-impl<S: Scalar> VectorSpace for NoVelocity<S> {
+impl<S: Scalar> SmallVector for NoVelocity<S> {
     type Scalar = S;
     const DIM: usize = 0;
 
