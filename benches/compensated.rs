@@ -35,7 +35,7 @@ fn start() -> Particle<DVec2> {
 
 /// `steps` steps of `method` from the start, at `t = k·dt`.
 #[inline(never)]
-fn run<I: Integrator<Particle<DVec2>>>(method: &mut I, steps: usize) -> Particle<DVec2> {
+fn run<I: Integrator<Particle<DVec2>>>(mut method: I, steps: usize) -> Particle<DVec2> {
     let dt = TAU / 6283.0;
     let mut particle = start();
     for k in 0..steps {
@@ -49,10 +49,10 @@ fn run<I: Integrator<Particle<DVec2>>>(method: &mut I, steps: usize) -> Particle
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("compensated");
     group.bench_function("plain", |b| {
-        b.iter(|| black_box(run(&mut Composition::KAHAN_LI8, STEPS)))
+        b.iter(|| black_box(run(Composition::KAHAN_LI8, STEPS)))
     });
     group.bench_function("compensated", |b| {
-        b.iter(|| black_box(run(&mut Composition::KAHAN_LI8.compensated(), STEPS)))
+        b.iter(|| black_box(run(Composition::KAHAN_LI8.compensated(), STEPS)))
     });
     group.finish();
 }
@@ -67,8 +67,8 @@ fn main() {
                 .expect("COMPENSATED_PROFILE_STEPS is a number of steps")
         });
         let end = match case.as_str() {
-            "plain" => run(&mut Composition::KAHAN_LI8, steps),
-            "compensated" => run(&mut Composition::KAHAN_LI8.compensated(), steps),
+            "plain" => run(Composition::KAHAN_LI8, steps),
+            "compensated" => run(Composition::KAHAN_LI8.compensated(), steps),
             _ => panic!("COMPENSATED_PROFILE is plain or compensated, not {case:?}"),
         };
         black_box(end);
