@@ -2,6 +2,7 @@
 //! summation, and [`AdditiveDrift`], the states it applies to.
 
 use super::composition::{Composition, CompositionWorkspace, Moved, PlainDrift, Sequence};
+use super::leapfrog::LEAPFROG;
 use super::{Leapfrog, Verlet};
 use crate::integrators::{Properties, Scheme, should_step};
 use crate::{
@@ -33,6 +34,15 @@ use num_traits::{One, Zero};
 /// fn takes_additive<S: AdditiveDrift>(_: &S) {}
 /// takes_additive(&Particle::new(1.0, 0.0, 1.0));
 /// takes_additive(&vec![1.0_f64, 2.0]);
+/// ```
+///
+/// A rigid body is refused at compile time:
+///
+/// ```compile_fail
+/// use timestep::Composition;
+/// use timestep::rigid::DRigidBody;
+///
+/// let kahan_li8 = Composition::KAHAN_LI8.compensated::<DRigidBody>();
 /// ```
 pub trait AdditiveDrift: State {}
 
@@ -69,7 +79,7 @@ impl<V: Vector> AdditiveDrift for V {}
 ///   the same method.
 /// - **Cost**: per step, a probe of the state and a sum of the increment into it, plus a
 ///   TwoSum per coordinate; per kick or drift, an update of the increment beside that of
-///   the probe. Kahan–Li 8 on Kepler: 1.32× the plain step's instructions (callgrind; see
+///   the probe. Kahan–Li 8 on Kepler: 1.3–1.4× the plain step's instructions (callgrind; see
 ///   `BENCHMARKS.md`).
 /// - **States**: those whose kicks and drifts add to their coordinates
 ///   ([`AdditiveDrift`]: particles, [`Particles`], first-order systems), enforced by the
@@ -147,13 +157,6 @@ impl<S: State> CompensatedWorkspace<S> {
 /// Velocity Verlet as a composition of one step.
 static VERLET: Coefficients = Coefficients {
     name: "verlet",
-    order: 2,
-    sequence: Sequence::Composition(&[1.0]),
-};
-
-/// Leapfrog as a composition of one step.
-static LEAPFROG: Coefficients = Coefficients {
-    name: "leapfrog",
     order: 2,
     sequence: Sequence::Composition(&[1.0]),
 };

@@ -33,7 +33,7 @@ trait KeplerVector: timestep::VectorSpace {
     fn new(x: f64, y: f64) -> Self;
     /// The relative energy error against −½, computed in `f64`.
     fn energy_error(p: &Particle<Self>) -> f64;
-    /// `−r/|r|³`, written without `powi` (whose rounding may differ between builds).
+    /// `−r/|r|³`.
     fn gravity(p: &Particle<Self>, t: Self::Scalar) -> Self;
 }
 
@@ -45,10 +45,10 @@ impl KeplerVector for DVec2 {
         let e = 0.5 * p.velocity().length_squared() - 1.0 / p.position().length();
         (e + 0.5) / 0.5
     }
+    /// As `examples/kepler.rs` writes it (`powi(3)` is `(x·x)·x` in debug and release).
     fn gravity(p: &Particle<Self>, _t: f64) -> Self {
         let r = p.position();
-        let r2 = r.length_squared();
-        -r / (r2 * r2.sqrt())
+        -r / r.length().powi(3)
     }
 }
 
@@ -113,14 +113,17 @@ fn compensated_kahan_li8_in_f32_keeps_the_energy_error_of_its_start() {
 }
 
 /// The long run: Kahan–Li 8 on Kepler with e = 0.9 at `dt = 2π/6283` (10⁻³), 10⁴ periods
-/// (6.3·10⁷ steps), the energy error measured after every step. Plain, it walks to 20×
-/// its first ten periods' largest; compensated, it stays 87× below plain's and within
-/// 4.5× of its own start (1.4·10⁻¹⁴, the rounding of `E = ½|v|² − 1/|x|` itself at
-/// perihelion, where `½|v|²` and `1/|x|` are near 10): what compensation leaves is the
-/// rounding of the increments and of the forces, `ω dt` times smaller than the state's,
-/// whose walk still reaches 5·10⁻¹⁴ (measured at aphelion, where the energy's own
-/// rounding is 10⁻¹⁶). The issue's target, within 3× of the start, is not met. About two
-/// minutes in release, far too long for a debug build; run it with
+/// (6.3·10⁷ steps), the force as `examples/kepler.rs` writes it, the energy error measured
+/// after every step. Plain, it walks to 20× its first ten periods' largest; compensated,
+/// it stays 87× below plain's and within 4.5× of its own start (1.4·10⁻¹⁴, the rounding of
+/// `E = ½|v|² − 1/|x|` itself at perihelion, where both terms are near 10). What
+/// compensation leaves is the rounding of the increments and of the forces, `ω dt` times
+/// smaller than the state's, whose walk still reaches 5·10⁻¹⁴. The issue's target, within
+/// 3× of the start, is not met. The forces' rounding decides the rest: written as
+/// `−r/(|r|²·√|r|²)` instead, both drift further (plain to 1.9·10⁻¹¹, compensated to
+/// 1.7·10⁻¹³, 16× its start), because an orbit that nearly repeats meets the same
+/// rounding of the force every period, and its work adds up. Over a minute in release,
+/// far too long for a debug build; run it with
 ///
 /// ```text
 /// cargo test --release --test timestep -- --ignored kepler_over_ten_thousand_periods --nocapture
@@ -128,7 +131,7 @@ fn compensated_kahan_li8_in_f32_keeps_the_energy_error_of_its_start() {
 ///
 /// Measured results are in `BENCHMARKS.md` ("Compensated summation").
 #[test]
-#[ignore = "two minutes in release: cargo test --release --test timestep -- --ignored"]
+#[ignore = "over a minute in release: cargo test --release --test timestep -- --ignored"]
 fn compensated_kahan_li8_on_kepler_over_ten_thousand_periods() {
     let (e, per_period, periods) = (0.9, 6283, 10_000);
     let (first, all) =
