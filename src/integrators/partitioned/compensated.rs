@@ -6,8 +6,7 @@ use super::leapfrog::LEAPFROG;
 use super::{Leapfrog, Verlet};
 use crate::integrators::{Properties, Scheme, should_step};
 use crate::{
-    Coefficients, DerivativeOf, Forces, Integrator, Particle, Particles, State, StepError, Vector,
-    VectorSpace,
+    Coefficients, DerivativeOf, Forces, Integrator, Particle, State, StepError, Vector, VectorSpace,
 };
 use num_traits::{One, Zero};
 
@@ -24,9 +23,9 @@ use num_traits::{One, Zero};
 ///   [`advance`](State::advance) by a rate with `dt = 1` sets each coordinate `yᵢ` to the
 ///   rounded sum `yᵢ + rateᵢ`, whatever it recalculates besides.
 ///
-/// Implemented for [`Particle`], [`Particles`] and every [`Vector`] (a first-order system
-/// `y' = f(t, y)`). Not for rigid bodies: their drift turns the orientation by the
-/// exponential of the spin, which no sum of increments gives.
+/// Implemented for [`Particle`], [`Particles`](crate::Particles) and every [`Vector`] (a
+/// first-order system `y' = f(t, y)`). Not for rigid bodies: their drift turns the
+/// orientation by the exponential of the spin, which no sum of increments gives.
 ///
 /// ```
 /// use timestep::{AdditiveDrift, Particle};
@@ -47,7 +46,8 @@ use num_traits::{One, Zero};
 pub trait AdditiveDrift: State {}
 
 impl<V: VectorSpace> AdditiveDrift for Particle<V> {}
-impl<V: VectorSpace> AdditiveDrift for Particles<V> {}
+#[cfg(feature = "alloc")]
+impl<V: VectorSpace> AdditiveDrift for crate::Particles<V> {}
 impl<V: Vector> AdditiveDrift for V {}
 
 /// A [`Composition`] (or velocity [`Verlet`], or [`Leapfrog`]) whose steps are added to the
@@ -81,9 +81,9 @@ impl<V: Vector> AdditiveDrift for V {}
 ///   TwoSum per coordinate; per kick or drift, an update of the increment beside that of
 ///   the probe. Kahan–Li 8 on Kepler: 1.3–1.4× the plain step's instructions (callgrind; see
 ///   `BENCHMARKS.md`).
-/// - **States**: those whose kicks and drifts add to their coordinates
-///   ([`AdditiveDrift`]: particles, [`Particles`], first-order systems), enforced by the
-///   type system; not rigid bodies.
+/// - **States**: those whose kicks and drifts add to their coordinates ([`AdditiveDrift`]:
+///   particles, [`Particles`](crate::Particles), first-order systems), enforced by the type
+///   system; not rigid bodies.
 /// - **Memory**: the composition's workspace plus the compensation, the increment and the
 ///   probe: three more copies of the state (five for a composition of Verlet; see
 ///   `tests/no_allocation.rs`). Nothing allocates after the first step, and nothing on the
