@@ -220,6 +220,7 @@
 //! | [`Ros3p`], tridiagonal | as [`Rodas4`] with three stage increments | 136 MB |
 //! | [`Radau5`], tridiagonal | three stage values, increments and rates, the collocation polynomial, the start and end rates, a scratch rate, the coordinates, a probe; the Jacobian and the real and complex matrices (four diagonals each) and pivots | 320 MB |
 //! | [`Composition`] of [`Verlet`] (`forest-ruth` … `kahan-li8`) | the force and the state its kicks' forces are seen at | 16 MB |
+//! | [`Compensated`] composition of [`Verlet`] | the composition's, the compensation, the step's increment and the probe it is seen at | 40 MB |
 //!
 //! A rate is a velocity and a force; for a second-order state such as [`Particles`] each
 //! is as large as the positions. [`State`]'s docs show how to write a large state of your
@@ -657,12 +658,13 @@ pub use control::{Statistics, Stop, Tolerances};
 pub use error::{AdaptiveError, MassError, StepError};
 pub use fixed_timestep::{FixedTimestep, FixedTimestepError, Frame, Overrun};
 pub use integrators::{
-    AdamsBashforthMoulton, AdaptiveKind, BackwardEuler, Beeman, Bs3, Coefficients, Composition,
-    Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ExponentialEuler, ImplicitMidpoint, ImprovedEuler,
-    Integrator, Leapfrog, Memoryless, Method, MethodKind, Midpoint, Newmark, NewmarkError, Pair,
-    PairSource, ParseMethodError, PlainDrift, PositionVerlet, PredictorCorrector, Properties,
-    Radau5, Rk4, Scheme, SemiImplicitEuler, Sequence, Stepper, SymmetricStep, Tableau, Trapezoid,
-    Tsit5, Verlet, Vern6, Vern7, Vern8, Vern9, WithJacobian, WithLinearPart,
+    AdamsBashforthMoulton, AdaptiveKind, AdditiveDrift, BackwardEuler, Beeman, Bs3, Coefficients,
+    Compensated, Composition, Dop853, Dopri5, EmbeddedPair, ExplicitEuler, ExponentialEuler,
+    ImplicitMidpoint, ImprovedEuler, Integrator, Leapfrog, Memoryless, Method, MethodKind,
+    Midpoint, Newmark, NewmarkError, Pair, PairSource, ParseMethodError, PlainDrift,
+    PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4, Scheme, SemiImplicitEuler,
+    Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, Vern6, Vern7, Vern8,
+    Vern9, WithJacobian, WithLinearPart,
 };
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use linalg::{Jacobian, Structure};
@@ -676,9 +678,10 @@ pub mod workspace {
     pub use crate::integrators::RosenbrockWorkspace;
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, AdaptiveKindInterpolant, AdaptiveKindWorkspace,
-        BackwardEulerWorkspace, BeemanWorkspace, CompositionWorkspace, ExponentialEulerWorkspace,
-        ImplicitWorkspace, MethodWorkspace, PairWorkspace, PositionVerletWorkspace,
-        Radau5Workspace, RkWorkspace, SemiImplicitEulerWorkspace, VerletWorkspace,
+        BackwardEulerWorkspace, BeemanWorkspace, CompensatedWorkspace, CompositionWorkspace,
+        ExponentialEulerWorkspace, ImplicitWorkspace, MethodWorkspace, PairWorkspace,
+        PositionVerletWorkspace, Radau5Workspace, RkWorkspace, SemiImplicitEulerWorkspace,
+        VerletWorkspace,
     };
 }
 pub use interpolate::{Interpolate, InterpolateMotion};

@@ -22,7 +22,9 @@ use timestep::{
     BackwardEuler, ExplicitEuler, Forces, ImprovedEuler, Integrator, Jacobian, Method, Midpoint,
     Particle, PositionVerlet, Rk4, SemiImplicitEuler, State, StepError, Verlet, WithJacobian,
 };
-use timestep::{InPlace, MethodKind, Particles, Scheme, Stepper, Structure, Vector};
+use timestep::{
+    Compensated, Composition, InPlace, MethodKind, Particles, Scheme, Stepper, Structure, Vector,
+};
 
 thread_local! {
     /// Allocations (including reallocations) made by this thread so far.
@@ -222,6 +224,13 @@ fn the_counter_counts() {
 fn particles_in_f64_step_without_allocating() {
     let spring = |p: &Particle<f64>, _t: f64| -15.0 * p.position() - 0.1 * p.velocity();
     every_method("Particle<f64>", Particle::new(1.0, 1.0, 0.0), &spring, 0.01);
+    assert_no_allocation(
+        "compensated Kahan–Li 8 on Particle<f64>",
+        Composition::KAHAN_LI8.compensated(),
+        Particle::new(1.0, 1.0, 0.0),
+        &spring,
+        0.01,
+    );
 }
 
 #[test]
@@ -231,6 +240,13 @@ fn particles_in_f32_3d_step_without_allocating() {
     };
     let start = Particle::new(2.0, Vec3::new(1.0, 2.0, -1.0), Vec3::new(0.0, 0.5, 1.0));
     every_method("Particle<Vec3>", start, &forces, 0.01);
+    assert_no_allocation(
+        "compensated Verlet on Particle<Vec3>",
+        Verlet.compensated(),
+        start,
+        &forces,
+        0.01,
+    );
 }
 
 /// A body on a spring, pushed at a corner, with angular drag: every primary quantity moves.
@@ -418,7 +434,14 @@ fn large_states_allocate_only_on_the_first_step() {
         }
     });
     let start: Vec<f64> = (0..40).map(|i| (i as f64 * 0.1).sin()).collect();
-    every_method_on_a_large_state("Vec<f64>", start, &diffusion, 0.01);
+    every_method_on_a_large_state("Vec<f64>", start.clone(), &diffusion, 0.01);
+    assert_no_allocation_after_the_first(
+        "compensated Forest–Ruth on Vec<f64>",
+        Composition::FOREST_RUTH.compensated(),
+        start,
+        &diffusion,
+        0.01,
+    );
     let start: Vec<f64> = (0..2000).map(|i| (i as f64 * 0.1).sin()).collect();
     assert_no_allocation_after_the_first(
         "banded BackwardEuler on Vec<f64>",
@@ -466,7 +489,14 @@ fn large_states_allocate_only_on_the_first_step() {
         (0..n).map(|i| DVec3::new(i as f64, 0.0, 1.0)).collect(),
         vec![DVec3::Y; n],
     );
-    every_method_on_a_large_state("Particles<DVec3>", start, &springs, 0.01);
+    every_method_on_a_large_state("Particles<DVec3>", start.clone(), &springs, 0.01);
+    assert_no_allocation_after_the_first(
+        "compensated Kahan–Li 8 on Particles<DVec3>",
+        Composition::KAHAN_LI8.compensated(),
+        start,
+        &springs,
+        0.01,
+    );
     assert_eq!(
         MethodKind::NAMES.len(),
         Method::<Particles<DVec3>>::all().len()
@@ -518,7 +548,8 @@ fn registry_workspace_bytes(kind: MethodKind, state: &Vec<f64>) -> usize {
 ///   workspace for its starting steps; exponential Euler the rate and the linear part's
 ///   diagonal; the predictor–corrector two stages, a probe and a sum.
 /// - A composition of Verlet a force and the state its kicks' forces are seen at;
-///   Blanes–Moan (drift first) the force alone.
+///   Blanes–Moan (drift first) the force alone. Compensated (checked after the table),
+///   also the compensation, the step's increment and the probe it is seen at.
 /// - The implicit methods, tridiagonal: backward Euler six rates, the end-of-step probe,
 ///   four numbers per unknown, pivots (one `usize` each) and the band's LU storage (four
 ///   diagonals, one for fill-in); the trapezoidal rule and Newmark one more rate, the
@@ -594,4 +625,13 @@ fn workspace_memory_on_a_million_unknowns() {
     let (bytes, result) = bytes_allocated(|| stepper.step(&mut y, &copy, 0.0, 0.01));
     assert_eq!(result, Ok(()));
     assert_eq!(bytes, 3 * size, "verlet, first step");
+    // A compensated composition: the composition's two copies, and three.
+    let (bytes, compensated) =
+        bytes_allocated(|| Compensated::for_state(Composition::KAHAN_LI8, &state));
+    drop(compensated);
+    println!(
+        "| `kahan-li8`, compensated | {} MB | 5 |",
+        bytes / 1_000_000
+    );
+    assert_eq!(bytes, 5 * size, "kahan-li8, compensated");
 }

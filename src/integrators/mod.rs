@@ -25,9 +25,10 @@ pub use implicit::{
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};
 pub use partitioned::{
-    Beeman, BeemanWorkspace, Coefficients, Composition, CompositionWorkspace, Leapfrog, PlainDrift,
-    PositionVerlet, PositionVerletWorkspace, SemiImplicitEuler, SemiImplicitEulerWorkspace,
-    Sequence, SymmetricStep, Verlet, VerletWorkspace,
+    AdditiveDrift, Beeman, BeemanWorkspace, Coefficients, Compensated, CompensatedWorkspace,
+    Composition, CompositionWorkspace, Leapfrog, PlainDrift, PositionVerlet,
+    PositionVerletWorkspace, SemiImplicitEuler, SemiImplicitEulerWorkspace, Sequence,
+    SymmetricStep, Verlet, VerletWorkspace,
 };
 pub use stepper::Stepper;
 

@@ -371,6 +371,19 @@ impl<B: SymmetricStep> Composition<B> {
         dt: S::Scalar,
         drift: impl FnMut(&mut S, &mut S::Velocity, S::Scalar),
     ) {
+        self.run_on(workspace, &mut Itself { state, drift }, forces, t, dt);
+    }
+
+    /// One step of the table's kicks and drifts on `moved`.
+    #[inline(always)]
+    pub(crate) fn run_on<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut CompositionWorkspace<S>,
+        moved: &mut impl Moved<S>,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) {
         match self.coefficients.sequence {
             Sequence::Composition(gamma) if B::KICK_FIRST => {
                 let s = gamma.len();
@@ -379,17 +392,7 @@ impl<B: SymmetricStep> Composition<B> {
                     _ if i == s => 0.5 * gamma[s - 1],
                     _ => 0.5 * (gamma[i - 1] + gamma[i]),
                 };
-                kick_first(
-                    workspace,
-                    state,
-                    forces,
-                    t,
-                    dt,
-                    s,
-                    kick,
-                    |i| gamma[i],
-                    drift,
-                );
+                kick_first(workspace, moved, forces, t, dt, s, kick, |i| gamma[i]);
             }
             Sequence::Composition(gamma) => {
                 let s = gamma.len();
@@ -398,33 +401,56 @@ impl<B: SymmetricStep> Composition<B> {
                     _ if i == s => 0.5 * gamma[s - 1],
                     _ => 0.5 * (gamma[i - 1] + gamma[i]),
                 };
-                drift_first(
-                    workspace,
-                    state,
-                    forces,
-                    t,
-                    dt,
-                    s,
-                    drift_of,
-                    |i| gamma[i],
-                    drift,
-                );
+                drift_first(workspace, moved, forces, t, dt, s, drift_of, |i| gamma[i]);
             }
             Sequence::DriftKick { drifts, kicks } => {
                 let s = kicks.len();
                 drift_first(
                     workspace,
-                    state,
+                    moved,
                     forces,
                     t,
                     dt,
                     s,
                     |i| drifts[i],
                     |i| kicks[i],
-                    drift,
                 );
             }
         }
+    }
+}
+
+/// What the kicks and drifts of a composition move, and where its forces are seen: the
+/// state itself, or (compensated) a probe that the step's increment is gathered beside.
+pub(crate) trait Moved<S: State> {
+    /// Where forces are seen.
+    fn at(&self) -> &S;
+    /// Momenta along `force · dt`.
+    fn kick(&mut self, force: &S::Force, dt: S::Scalar);
+    /// Positions along the velocity (written into `velocity`) for `dt`.
+    fn drift(&mut self, velocity: &mut S::Velocity, dt: S::Scalar);
+}
+
+/// The state itself, with the drift its base step gives it.
+struct Itself<'a, S, D> {
+    state: &'a mut S,
+    drift: D,
+}
+
+impl<S: State, D: FnMut(&mut S, &mut S::Velocity, S::Scalar)> Moved<S> for Itself<'_, S, D> {
+    #[inline(always)]
+    fn at(&self) -> &S {
+        self.state
+    }
+
+    #[inline(always)]
+    fn kick(&mut self, force: &S::Force, dt: S::Scalar) {
+        self.state.kick_by(force, dt);
+    }
+
+    #[inline(always)]
+    fn drift(&mut self, velocity: &mut S::Velocity, dt: S::Scalar) {
+        (self.drift)(self.state, velocity, dt);
     }
 }
 
@@ -451,14 +477,13 @@ impl Composition<Verlet> {
 #[inline(always)]
 fn kick_first<S: State, F: Forces<S> + ?Sized>(
     workspace: &mut CompositionWorkspace<S>,
-    state: &mut S,
+    moved: &mut impl Moved<S>,
     forces: &F,
     t: S::Scalar,
     dt: S::Scalar,
     stages: usize,
     kick: impl Fn(usize) -> f64,
     drift_of: impl Fn(usize) -> f64,
-    mut drift: impl FnMut(&mut S, &mut S::Velocity, S::Scalar),
 ) {
     let CompositionWorkspace {
         force,
@@ -469,13 +494,13 @@ fn kick_first<S: State, F: Forces<S> + ?Sized>(
         .as_mut()
         .expect("a kick-first workspace holds a predicted state");
     let mut elapsed = 0.0;
-    crate::state::force_into(forces, state, t, force);
+    crate::state::force_into(forces, moved.at(), t, force);
     for i in 0..stages {
-        state.kick_by(force, dt * S::Scalar::from_f64(kick(i)));
+        moved.kick(force, dt * S::Scalar::from_f64(kick(i)));
         let a = drift_of(i);
-        drift(state, velocity, dt * S::Scalar::from_f64(a));
+        moved.drift(velocity, dt * S::Scalar::from_f64(a));
         elapsed += a;
-        predicted.clone_from(state);
+        predicted.clone_from(moved.at());
         predicted.kick_by(force, dt * S::Scalar::from_f64(0.5 * a));
         crate::state::force_into(
             forces,
@@ -484,7 +509,7 @@ fn kick_first<S: State, F: Forces<S> + ?Sized>(
             force,
         );
     }
-    state.kick_by(force, dt * S::Scalar::from_f64(kick(stages)));
+    moved.kick(force, dt * S::Scalar::from_f64(kick(stages)));
 }
 
 /// `D(a₀) K(b₀) D(a₁) … K(bₛ₋₁) D(aₛ)`: one force evaluation per kick, at the drifts'
@@ -493,14 +518,13 @@ fn kick_first<S: State, F: Forces<S> + ?Sized>(
 #[inline(always)]
 fn drift_first<S: State, F: Forces<S> + ?Sized>(
     workspace: &mut CompositionWorkspace<S>,
-    state: &mut S,
+    moved: &mut impl Moved<S>,
     forces: &F,
     t: S::Scalar,
     dt: S::Scalar,
     stages: usize,
     drift_of: impl Fn(usize) -> f64,
     kick: impl Fn(usize) -> f64,
-    mut drift: impl FnMut(&mut S, &mut S::Velocity, S::Scalar),
 ) {
     let CompositionWorkspace {
         force, velocity, ..
@@ -508,12 +532,17 @@ fn drift_first<S: State, F: Forces<S> + ?Sized>(
     let mut elapsed = 0.0;
     for i in 0..stages {
         let a = drift_of(i);
-        drift(state, velocity, dt * S::Scalar::from_f64(a));
+        moved.drift(velocity, dt * S::Scalar::from_f64(a));
         elapsed += a;
-        crate::state::force_into(forces, state, t + dt * S::Scalar::from_f64(elapsed), force);
-        state.kick_by(force, dt * S::Scalar::from_f64(kick(i)));
+        crate::state::force_into(
+            forces,
+            moved.at(),
+            t + dt * S::Scalar::from_f64(elapsed),
+            force,
+        );
+        moved.kick(force, dt * S::Scalar::from_f64(kick(i)));
     }
-    drift(state, velocity, dt * S::Scalar::from_f64(drift_of(stages)));
+    moved.drift(velocity, dt * S::Scalar::from_f64(drift_of(stages)));
 }
 
 /// Moves the positions along the state's current velocity: the drift of a particle, of

@@ -52,7 +52,7 @@ use crate::{Forces, State, StepError};
 pub struct Leapfrog;
 
 /// One leapfrog step: the composition of one step of length 1.
-static LEAPFROG: Coefficients = Coefficients {
+pub(super) static LEAPFROG: Coefficients = Coefficients {
     name: "leapfrog",
     order: 2,
     sequence: Sequence::Composition(&[1.0]),

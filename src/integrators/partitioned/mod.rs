@@ -2,6 +2,7 @@
 //! order, and compositions of them.
 
 mod beeman;
+mod compensated;
 pub(crate) mod composition;
 mod leapfrog;
 mod position_verlet;
@@ -9,6 +10,7 @@ mod semi_implicit_euler;
 mod verlet;
 
 pub use beeman::{Beeman, BeemanWorkspace};
+pub use compensated::{AdditiveDrift, Compensated, CompensatedWorkspace};
 pub use composition::{
     Coefficients, Composition, CompositionWorkspace, PlainDrift, Sequence, SymmetricStep,
 };

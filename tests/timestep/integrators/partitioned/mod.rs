@@ -1,3 +1,4 @@
 //! `src/integrators/partitioned/`: compositions and splittings.
 
+mod compensated;
 mod composition;
