@@ -265,7 +265,9 @@ impl<'w, S: State> Newton<'w, S> {
     /// last step's factored matrix, and a step that continues the last one (with no
     /// explicit part) from its rate; should the step fail so, it is solved again from the
     /// start's rate with a matrix made anew, so that what is kept never turns into an
-    /// error.
+    /// error. Should simplified Newton still diverge or stall, the step is solved once
+    /// more by full Newton ([`Attempt::Full`]), which converges wherever Newton's method
+    /// does.
     ///
     /// # Errors
     ///
@@ -289,9 +291,17 @@ impl<'w, S: State> Newton<'w, S> {
         // Euler it is the rate at this step's start, to the Newton tolerance.
         let guessed =
             self.explicit.is_none() && self.memory.ended.is_some_and(|end| continues(end, t, dt));
-        let mut outcome = self.iterate(state, forces, t, dt, kept, guessed);
+        let mut outcome = self.iterate(state, forces, t, dt, Attempt::Simplified { kept, guessed });
         if (kept || guessed) && outcome.is_err() {
-            outcome = self.iterate(state, forces, t, dt, false, false);
+            outcome = self.iterate(state, forces, t, dt, Attempt::FRESH);
+        }
+        if matches!(
+            outcome,
+            Err(StepError::Diverged { .. }
+                | StepError::NotConverged { .. }
+                | StepError::NonFiniteResidual)
+        ) {
+            outcome = self.iterate(state, forces, t, dt, Attempt::Full);
         }
         match outcome {
             Ok(keep) => {
@@ -310,8 +320,8 @@ impl<'w, S: State> Newton<'w, S> {
         }
     }
 
-    /// The simplified Newton iteration from the rate at the start (from the rate already in
-    /// `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops
+    /// The Newton iteration of `attempt`, from the rate at the start (from the rate already
+    /// in `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops
     /// when every correction is within its allowance ([`update`](Self::update)). On
     /// convergence the step's rate is in `rate`, and the result says whether the next step
     /// may keep the matrix: when the last correction was at least tenfold smaller than the
@@ -322,9 +332,12 @@ impl<'w, S: State> Newton<'w, S> {
         forces: &F,
         t: S::Scalar,
         dt: S::Scalar,
-        kept: bool,
-        guessed: bool,
+        attempt: Attempt,
     ) -> Result<bool, StepError> {
+        let (kept, guessed, full) = match attempt {
+            Attempt::Simplified { kept, guessed } => (kept, guessed, false),
+            Attempt::Full => (false, false, true),
+        };
         let one = S::Scalar::one();
         let slow = S::Scalar::from_f64(0.1);
         let stage_dt = self.stage * dt;
@@ -411,8 +424,8 @@ impl<'w, S: State> Newton<'w, S> {
                 self.check_contraction(ratio, best, stalled, theta, iteration, dt)?;
             }
             // Slower, or NaN: the matrix is too far from the current one, so the next
-            // iteration makes it anew.
-            previous = if fast {
+            // iteration makes it anew (as full Newton does at every iteration).
+            previous = if fast && !full {
                 Some(ratio)
             } else {
                 make = true;
@@ -786,6 +799,29 @@ impl<'w, S: State> Newton<'w, S> {
 /// than the smallest so far, after which the Newton iteration is taken to diverge: more
 /// than the one rise a matrix made anew may bring before Newton's convergence sets in.
 const STALL: usize = 4;
+
+/// How one attempt at a step's Newton solve starts and iterates.
+#[derive(Clone, Copy)]
+enum Attempt {
+    /// Simplified Newton: one matrix while the iteration contracts at least tenfold per
+    /// iteration, made anew when it slows; starting with the last step's matrix when
+    /// `kept`, and from the last step's rate when `guessed`.
+    Simplified { kept: bool, guessed: bool },
+    /// Full Newton: the matrix made anew at every iteration, from the start's rate. Each
+    /// iteration costs a Jacobian and a factorisation, but the iteration converges
+    /// quadratically wherever the step's equation is smooth enough: where the matrix of
+    /// the start is too far from that of the end for simplified Newton (a stiff torsion
+    /// spring turned through half a radian in one frame).
+    Full,
+}
+
+impl Attempt {
+    /// Simplified Newton from the start's rate with a matrix made anew.
+    const FRESH: Attempt = Attempt::Simplified {
+        kept: false,
+        guessed: false,
+    };
+}
 
 /// Which rate a residual is taken at: the iterate, or its nudged copy for differences.
 #[derive(Clone, Copy)]

@@ -6,3 +6,4 @@ mod lecture_methods;
 mod radau5;
 mod rosenbrock;
 mod stiff;
+mod torsion_spring;
