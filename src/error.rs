@@ -117,6 +117,34 @@ pub enum StepError {
         /// The coordinate.
         coordinate: usize,
     },
+    /// An implicit method was given a [dense](crate::Structure::Dense) Jacobian of more
+    /// than [`Structure::DENSE_LIMIT`](crate::Structure::DENSE_LIMIT) unknowns, whose
+    /// storage (`8n²` bytes) and factorisation (`⅔ n³` operations per Jacobian) would
+    /// exhaust memory or time. Declare its [band](crate::Structure::Banded).
+    DenseTooLarge {
+        /// Unknowns of the state.
+        unknowns: usize,
+        /// The most a dense Jacobian may have.
+        limit: usize,
+    },
+    /// The memory an implicit method's matrices need could not be allocated.
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+    },
+    /// The Jacobian has entries outside the [band](crate::Structure::Banded) an implicit
+    /// method was given: unknown `row`'s rate moved, when every unknown was nudged, by
+    /// more than the band's entries account for. Finite differences would have folded
+    /// the missing entries into the band's (a Rosenbrock method then returns garbage, a
+    /// Newton iteration diverges). Checked on the first Jacobian a workspace makes.
+    BandTooNarrow {
+        /// The unknown whose rate depends on unknowns outside the band.
+        row: usize,
+        /// Diagonals below the main one declared.
+        lower: usize,
+        /// Diagonals above the main one declared.
+        upper: usize,
+    },
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -125,6 +153,21 @@ pub enum StepError {
         /// Numbers that fit on the stack.
         capacity: usize,
     },
+}
+
+impl StepError {
+    /// Whether the error is about the problem's statement, not the step: an implicit
+    /// method's matrices that cannot be made or a band that does not fit, which no shorter
+    /// step changes.
+    pub(crate) fn is_structural(&self) -> bool {
+        matches!(
+            self,
+            StepError::DenseTooLarge { .. }
+                | StepError::OutOfMemory { .. }
+                | StepError::BandTooNarrow { .. }
+                | StepError::TooManyUnknowns { .. }
+        )
+    }
 }
 
 impl fmt::Display for StepError {
@@ -198,6 +241,19 @@ impl fmt::Display for StepError {
             } => write!(
                 f,
                 "the implicit step dt = {dt:e} is too long for the state's precision: rounding alone could move the solution by {uncertainty:e}, more than the state's extent {extent:e}; take shorter steps"
+            ),
+            StepError::DenseTooLarge { unknowns, limit } => write!(
+                f,
+                "a dense Jacobian of {unknowns} unknowns is refused (at most {limit}: it would take {} bytes and ⅔·{unknowns}³ operations per factorisation); declare its structure with Structure::Banded (Structure::chain for a chain of bodies)",
+                8 * (unknowns as u128) * (unknowns as u128)
+            ),
+            StepError::OutOfMemory { bytes } => write!(
+                f,
+                "the implicit method's matrices need {bytes} bytes, which could not be allocated; declare a narrower band"
+            ),
+            StepError::BandTooNarrow { row, lower, upper } => write!(
+                f,
+                "the rate of unknown {row} depends on unknowns outside the declared band (lower {lower}, upper {upper}); widen it (Structure::chain gives a chain's band; a second-order state's unknowns are interleaved, each position beside its momentum) or use Structure::Dense"
             ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,

@@ -207,7 +207,7 @@
 //! | [`Verlet`] | the start force; from the first step with forces that read momenta (not [`Positional`] ones), also the end force and a probe | 8 MB; 24 MB from that step |
 //! | [`PositionVerlet`] | the forces at both ends, a probe, and its memory of the last step | 24 MB |
 //! | [`BackwardEuler`], tridiagonal Jacobian | six rates, a probe, four numbers per unknown, the band's LU (four diagonals) | 120 MB |
-//! | [`BackwardEuler`], dense Jacobian | as above, with an `n × n` matrix instead of the band | `8n²` bytes: for a few thousand unknowns at most |
+//! | [`BackwardEuler`], dense Jacobian | as above, with an `n × n` matrix instead of the band | `8n²` bytes: refused beyond [`Structure::DENSE_LIMIT`] (4096) unknowns |
 //! | [`ImplicitMidpoint`], tridiagonal | as [`BackwardEuler`] | 120 MB |
 //! | [`Trapezoid`], [`Newmark`], tridiagonal | as [`BackwardEuler`], and the explicit part of the step (a rate) | 128 MB |
 //! | [`Leapfrog`], [`Composition::BLANES_MOAN4`] | the force | 8 MB |
@@ -305,7 +305,9 @@
 //!   ε = 10⁻⁶ Radau5 takes radau5.f's own steps (242 accepted, 2248 evaluations).
 //! - **Stiff springs at a fixed frame rate**: [`BackwardEuler`], stable for any stiffness;
 //!   it pays with damping you did not ask for. With a [banded](Structure::Banded) Jacobian
-//!   it solves chains and 1-D grids of 10⁵ unknowns in `O(n)` per Newton iteration; forces
+//!   it solves chains ([`Structure::chain`]) and 1-D grids of 10⁵ unknowns in `O(n)` per
+//!   Newton iteration (a dense Jacobian is refused beyond [`Structure::DENSE_LIMIT`]
+//!   unknowns, a band too narrow for the forces by the first step); forces
 //!   that are linear with their Jacobian given (`with_linear_forces`: the heat equation,
 //!   linear springs) take one solve per step, as fast as the Thomas algorithm by hand. To keep
 //!   the oscillation instead, [`Trapezoid`] or [`ImplicitMidpoint`] (second order, stable for

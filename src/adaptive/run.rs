@@ -469,6 +469,11 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 }
                 f64::MAX
             }
+            // Matrices that cannot be made, a band that does not fit: no shorter step
+            // helps.
+            Err(cause) if cause.is_structural() => {
+                return Err(AdaptiveError::StepFailed { t, h, cause });
+            }
             Err(cause) => {
                 self.progress.failure = Some(cause);
                 f64::MAX

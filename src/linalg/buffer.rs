@@ -25,14 +25,22 @@ impl<T: Copy + Default, const CAPACITY: usize> Buffer<T, CAPACITY> {
     /// # Errors
     ///
     /// [`StepError::TooManyUnknowns`] when `len` needs the heap and the crate was built
-    /// without `alloc`.
+    /// without `alloc`; [`StepError::OutOfMemory`] when the heap cannot give it.
     pub(crate) fn zeroed(len: usize) -> Result<Self, StepError> {
         if len <= CAPACITY {
             return Ok(Buffer::Inline([T::default(); CAPACITY], len));
         }
         #[cfg(feature = "alloc")]
         {
-            Ok(Buffer::Heap(alloc::vec![T::default(); len]))
+            // Refused, not aborted, when the allocator says no.
+            let mut values = alloc::vec::Vec::new();
+            values
+                .try_reserve_exact(len)
+                .map_err(|_| StepError::OutOfMemory {
+                    bytes: (len as u64).saturating_mul(core::mem::size_of::<T>() as u64),
+                })?;
+            values.resize(len, T::default());
+            Ok(Buffer::Heap(values))
         }
         #[cfg(not(feature = "alloc"))]
         {

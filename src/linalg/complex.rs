@@ -2,7 +2,7 @@
 //! transformed Newton iteration, `(α + iβ) I − h J`, factored by the same dense or banded
 //! LU as real matrices.
 
-use super::{Buffer, Matrix, banded, dense};
+use super::{Buffer, Matrix, Order, banded, dense, reordered_solve, storage_len};
 use crate::{Scalar, StepError, Structure};
 use core::ops::{Add, Div, Mul, Sub};
 
@@ -76,29 +76,30 @@ impl<T: Scalar> Div for Complex<T> {
 #[derive(Clone, Debug)]
 pub(crate) struct ComplexMatrix<T: Scalar> {
     structure: Structure,
+    order: Order,
     dim: usize,
     entries: Buffer<Complex<T>, INLINE_MATRIX>,
     pivots: Buffer<usize>,
+    reordered: Buffer<Complex<T>>,
 }
 
 impl<T: Scalar> ComplexMatrix<T> {
-    /// A zero `dim × dim` matrix of `structure` (a band wider than the matrix is dense).
+    /// A zero `dim × dim` matrix of `structure` with its rows in `order` (a band wider
+    /// than the matrix is dense).
     ///
     /// # Errors
     ///
-    /// [`StepError::TooManyUnknowns`] when the storage needs the heap and the crate was
-    /// built without `alloc`.
-    pub(crate) fn new(structure: Structure, dim: usize) -> Result<Self, StepError> {
-        let structure = structure.for_dim(dim);
-        let len = match structure {
-            Structure::Dense => dim * dim,
-            Structure::Banded { lower, upper } => banded::storage_len(dim, lower, upper),
-        };
+    /// As [`Matrix::new`].
+    pub(crate) fn new(structure: Structure, order: Order, dim: usize) -> Result<Self, StepError> {
+        let (structure, len) = storage_len(structure, dim)?;
+        let reordered = if order == Order::Natural { 0 } else { dim };
         Ok(ComplexMatrix {
             structure,
+            order,
             dim,
             entries: Buffer::zeroed(len)?,
             pivots: Buffer::zeroed(dim)?,
+            reordered: Buffer::zeroed(reordered)?,
         })
     }
 
@@ -116,8 +117,8 @@ impl<T: Scalar> ComplexMatrix<T> {
         shift: Complex<T>,
     ) -> Result<(), StepError> {
         debug_assert_eq!(
-            (self.dim, self.structure),
-            (jacobian.dim, jacobian.structure)
+            (self.dim, self.structure, self.order),
+            (jacobian.dim, jacobian.structure, jacobian.order)
         );
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
             *entry = Complex::new(-(scale * j), T::zero());
@@ -138,14 +139,17 @@ impl<T: Scalar> ComplexMatrix<T> {
         }
     }
 
-    /// Solves `A x = b` with the last factorisation, `b` in `rhs`, `x` out.
-    pub(crate) fn solve(&self, rhs: &mut [Complex<T>]) {
-        match self.structure {
-            Structure::Dense => dense::solve(&self.entries, &self.pivots, self.dim, rhs),
+    /// Solves `A x = b` with the last factorisation, `b` in `rhs`, `x` out, both over the
+    /// unknowns.
+    pub(crate) fn solve(&mut self, rhs: &mut [Complex<T>]) {
+        let (structure, dim) = (self.structure, self.dim);
+        let solve = |rhs: &mut [Complex<T>]| match structure {
+            Structure::Dense => dense::solve(&self.entries, &self.pivots, dim, rhs),
             Structure::Banded { lower, upper } => {
-                banded::solve(&self.entries, &self.pivots, self.dim, lower, upper, rhs);
+                banded::solve(&self.entries, &self.pivots, dim, lower, upper, rhs);
             }
-        }
+        };
+        reordered_solve(self.order, &mut self.reordered, rhs, solve);
     }
 }
 
@@ -153,7 +157,7 @@ impl<T: Scalar> ComplexMatrix<T> {
 mod tests {
     use super::{Complex, ComplexMatrix};
     use crate::Structure;
-    use crate::linalg::Matrix;
+    use crate::linalg::{Matrix, Order};
 
     /// `(s·I − J) x = b` solved in complex arithmetic matches the real `2n × 2n` system
     /// `[[Re s·I − J, −Im s·I], [Im s·I, Re s·I − J]] [Re x; Im x] = [Re b; Im b]`, for a
@@ -163,8 +167,8 @@ mod tests {
         let n = 5;
         let shift = Complex::new(2.5, -1.75);
         for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
-            let mut jacobian = Matrix::<f64>::new(structure, n).unwrap();
-            let mut real = Matrix::<f64>::new(Structure::Dense, 2 * n).unwrap();
+            let mut jacobian = Matrix::<f64>::new(structure, Order::Natural, n).unwrap();
+            let mut real = Matrix::<f64>::new(Structure::Dense, Order::Natural, 2 * n).unwrap();
             {
                 let mut j = jacobian.as_jacobian();
                 let mut r = real.as_jacobian();
@@ -183,7 +187,7 @@ mod tests {
                     r[(row + n, row)] = shift.im;
                 }
             }
-            let mut complex = ComplexMatrix::<f64>::new(structure, n).unwrap();
+            let mut complex = ComplexMatrix::<f64>::new(structure, Order::Natural, n).unwrap();
             complex.factor_shifted(&jacobian, 1.0, shift).unwrap();
             real.factor().unwrap();
             let b: Vec<Complex<f64>> = (0..n)

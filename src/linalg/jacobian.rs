@@ -1,13 +1,20 @@
 //! [`Jacobian`]: the matrix forces fill in, and its [`Structure`].
 
-use super::banded;
+use super::{Order, banded};
 use core::ops::{Index, IndexMut, Range};
 
 /// Which entries of a Jacobian can be non-zero.
 ///
 /// A **banded** Jacobian has non-zeros only on the diagonal, `lower` diagonals below it and
 /// `upper` above: unknown `i` is coupled to unknowns `i − lower ..= i + upper` alone, as in
-/// a chain of masses, a 1-D grid or a method-of-lines PDE. Its LU factorisation costs
+/// a chain of masses, a 1-D grid or a method-of-lines PDE. The unknowns are counted in the
+/// order of the crate's matrices: a first-order system's own, and for a second-order state
+/// whose velocity and force parts have the same size, each position coordinate followed by
+/// its momentum (`x₀, p₀, x₁, p₁, …`), where a chain of masses is banded
+/// ([`Structure::chain`]). A band that misses some of the forces' dependences is refused
+/// by the first step that makes the Jacobian
+/// ([`StepError::BandTooNarrow`](crate::StepError::BandTooNarrow)); a dense Jacobian of
+/// more than [`Structure::DENSE_LIMIT`] unknowns is refused before it is allocated. Its LU factorisation costs
 /// `O(n · lower · (lower + upper))` instead of `O(n³)`, its storage `O(n · (2·lower + upper))`
 /// instead of `O(n²)`, and finite differences estimate it with `lower + upper + 1` force
 /// evaluations instead of `n` (columns far enough apart are perturbed together).
@@ -40,6 +47,60 @@ pub enum Structure {
 }
 
 impl Structure {
+    /// The most unknowns a [dense](Structure::Dense) Jacobian may have: 4096, a matrix of
+    /// 128 MiB in `f64` whose LU factorisation takes `⅔ n³ ≈ 4.6·10¹⁰` operations, seconds
+    /// per factorisation. A larger system is refused
+    /// ([`StepError::DenseTooLarge`](crate::StepError::DenseTooLarge)) before anything is
+    /// allocated, instead of an allocation that aborts the process (8·10¹⁰ bytes at 10⁵
+    /// unknowns) or a factorisation that runs for hours (2·10⁴): give it a
+    /// [band](Structure::Banded) (a chain, a grid: [`chain`](Structure::chain)).
+    pub const DENSE_LIMIT: usize = 4096;
+
+    /// The band of a chain of bodies, each with `components` position coordinates (1 on a
+    /// line, 3 in space), whose forces couple each body to the bodies up to `reach` places
+    /// away along the chain (1: nearest neighbours), in a second-order state that lists
+    /// its positions body by body (a [`Particles`](crate::Particles) of `n` bodies, a
+    /// `Vec` of positions and one of momenta).
+    ///
+    /// The crate's matrices take a second-order state's unknowns interleaved, position
+    /// coordinate `k` then its momentum (`x₀, p₀, x₁, p₁, …`) whenever the state's
+    /// velocity and force parts have the same size: each position's rate is its
+    /// momentum's velocity, the next column, and each momentum's rate reaches
+    /// `2·components·reach + 2·components − 1` columns back (the first position
+    /// coordinate of the body `reach` places before) and
+    /// `2·components·reach + 2·components − 2` forward (the last momentum coordinate of
+    /// the body `reach` places after, for forces that depend on velocities). A band
+    /// narrower than the forces' reach is refused by the first step that makes the
+    /// Jacobian ([`StepError::BandTooNarrow`](crate::StepError::BandTooNarrow)). Forces
+    /// index the [`Jacobian`] by the state's own order all the same.
+    ///
+    /// # Panics
+    ///
+    /// If `components` is 0.
+    ///
+    /// ```
+    /// use timestep::Structure;
+    ///
+    /// // Masses on a line, springs between neighbours.
+    /// assert_eq!(Structure::chain(1, 1), Structure::Banded { lower: 3, upper: 2 });
+    /// // Beads in space, springs between neighbours: 22 force evaluations per
+    /// // finite-difference Jacobian, however long the chain.
+    /// assert_eq!(Structure::chain(3, 1).bandwidth(), 22);
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub const fn chain(components: usize, reach: usize) -> Structure {
+        assert!(
+            components > 0,
+            "a body of a chain has at least one coordinate"
+        );
+        let span = 2 * components * (reach + 1);
+        Structure::Banded {
+            lower: span - 1,
+            upper: span - 2,
+        }
+    }
+
     /// The number of diagonals that may be non-zero, `lower + upper + 1` (`usize::MAX` when
     /// dense): how many force evaluations finite differences need.
     #[inline]
@@ -82,7 +143,8 @@ impl Structure {
 /// A square matrix `J[(i, j)] = ∂fᵢ/∂yⱼ` that forces fill in for implicit methods.
 ///
 /// Indices follow the coordinates of the state's [`Derivative`](crate::Derivative):
-/// velocity coordinates first, then force coordinates. For a
+/// velocity coordinates first, then force coordinates, whatever order the matrix stores
+/// them in ([`Structure`]). For a
 /// [`Particle`](crate::Particle) on a line, index 0 is the position (row: its rate, the
 /// velocity) and index 1 the momentum (row: its rate, the force). For a first-order system
 /// (`Vec<f64>`, arrays) index `i` is `yᵢ`. Every entry starts at 0. When the implicit method
@@ -105,6 +167,7 @@ pub struct Jacobian<'a, T> {
     entries: &'a mut [T],
     dim: usize,
     structure: Structure,
+    order: Order,
 }
 
 impl<'a, T> Jacobian<'a, T> {
@@ -126,15 +189,23 @@ impl<'a, T> Jacobian<'a, T> {
             entries,
             dim,
             structure: Structure::Dense,
+            order: Order::Natural,
         }
     }
 
-    /// A view of storage laid out for `structure` (the crate's own matrices).
-    pub(crate) fn over(entries: &'a mut [T], dim: usize, structure: Structure) -> Self {
+    /// A view of storage laid out for `structure`, rows in `order` (the crate's own
+    /// matrices).
+    pub(crate) fn over(
+        entries: &'a mut [T],
+        dim: usize,
+        structure: Structure,
+        order: Order,
+    ) -> Self {
         Jacobian {
             entries,
             dim,
             structure,
+            order,
         }
     }
 
@@ -156,7 +227,10 @@ impl<'a, T> Jacobian<'a, T> {
     pub fn contains(&self, (row, col): (usize, usize)) -> bool {
         row < self.dim
             && col < self.dim
-            && self.structure.rows_of_column(col, self.dim).contains(&row)
+            && self
+                .structure
+                .rows_of_column(self.order.row(col), self.dim)
+                .contains(&self.order.row(row))
     }
 
     #[track_caller]
@@ -172,6 +246,7 @@ impl<'a, T> Jacobian<'a, T> {
                 Structure::Banded { .. } => " or its band",
             }
         );
+        let (row, col) = (self.order.row(row), self.order.row(col));
         match self.structure {
             Structure::Dense => row * self.dim + col,
             Structure::Banded { lower, upper } => banded::index(row, col, lower, upper),

@@ -8,8 +8,10 @@ mod complex;
 mod dense;
 mod entry;
 mod jacobian;
+mod order;
 
 pub use jacobian::{Jacobian, Structure};
+pub(crate) use order::Order;
 
 pub(crate) use buffer::Buffer;
 use buffer::INLINE_MATRIX;
@@ -20,38 +22,74 @@ use crate::{Scalar, StepError};
 use core::iter::StepBy;
 use core::ops::Range;
 
-/// The columns of one group of [`Matrix::column_groups`].
-pub(crate) type Columns = StepBy<Range<usize>>;
+/// The unknowns of one group of [`Matrix::column_groups`]: columns `lower + upper + 1`
+/// apart in the matrix's [`Order`].
+#[derive(Clone, Debug)]
+pub(crate) struct Columns {
+    columns: StepBy<Range<usize>>,
+    order: Order,
+}
+
+impl Iterator for Columns {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        self.columns.next().map(|column| self.order.unknown(column))
+    }
+}
+
+/// The entries a `dim × dim` matrix of `structure` stores (a band wider than the matrix is
+/// stored densely), or why it is refused.
+fn storage_len(structure: Structure, dim: usize) -> Result<(Structure, usize), StepError> {
+    let structure = structure.for_dim(dim);
+    let len = match structure {
+        Structure::Dense if dim > Structure::DENSE_LIMIT => {
+            return Err(StepError::DenseTooLarge {
+                unknowns: dim,
+                limit: Structure::DENSE_LIMIT,
+            });
+        }
+        Structure::Dense => dim * dim,
+        Structure::Banded { lower, upper } => banded::storage_len(dim, lower, upper),
+    };
+    Ok((structure, len))
+}
 
 /// A square matrix of a given [`Structure`] in the storage its LU factorisation needs, with
-/// the row permutation of the last factorisation.
+/// the row permutation of the last factorisation. Indexed by the unknowns of a state,
+/// stored in the rows of its [`Order`].
 #[derive(Clone, Debug)]
 pub(crate) struct Matrix<T: Scalar> {
     structure: Structure,
+    order: Order,
     dim: usize,
     entries: Buffer<T, INLINE_MATRIX>,
     pivots: Buffer<usize>,
+    /// A right-hand side in the matrix's rows, when they are not the unknowns' order.
+    reordered: Buffer<T>,
 }
 
 impl<T: Scalar> Matrix<T> {
-    /// A zero `dim × dim` matrix of `structure` (a band wider than the matrix is stored
-    /// densely).
+    /// A zero `dim × dim` matrix of `structure` with its rows in `order` (a band wider
+    /// than the matrix is stored densely).
     ///
     /// # Errors
     ///
-    /// [`StepError::TooManyUnknowns`] when the storage needs the heap and the crate was
-    /// built without `alloc`.
-    pub(crate) fn new(structure: Structure, dim: usize) -> Result<Self, StepError> {
-        let structure = structure.for_dim(dim);
-        let len = match structure {
-            Structure::Dense => dim * dim,
-            Structure::Banded { lower, upper } => banded::storage_len(dim, lower, upper),
-        };
+    /// [`StepError::DenseTooLarge`] for a dense matrix of more than
+    /// [`Structure::DENSE_LIMIT`] unknowns; [`StepError::OutOfMemory`] when the storage
+    /// cannot be allocated; [`StepError::TooManyUnknowns`] when it needs the heap and the
+    /// crate was built without `alloc`.
+    pub(crate) fn new(structure: Structure, order: Order, dim: usize) -> Result<Self, StepError> {
+        let (structure, len) = storage_len(structure, dim)?;
+        let reordered = if order == Order::Natural { 0 } else { dim };
         Ok(Matrix {
             structure,
+            order,
             dim,
             entries: Buffer::zeroed(len)?,
             pivots: Buffer::zeroed(dim)?,
+            reordered: Buffer::zeroed(reordered)?,
         })
     }
 
@@ -67,21 +105,25 @@ impl<T: Scalar> Matrix<T> {
 
     /// A view forces (and finite differences) write `∂fᵢ/∂yⱼ` into.
     pub(crate) fn as_jacobian(&mut self) -> Jacobian<'_, T> {
-        Jacobian::over(&mut self.entries, self.dim, self.structure)
+        Jacobian::over(&mut self.entries, self.dim, self.structure, self.order)
     }
 
-    /// The columns finite differences perturb together, group by group: every
+    /// The unknowns finite differences perturb together, group by group: every
     /// `bandwidth`-th column, so that no row sees two of a group and one evaluation
     /// differences them all (dense: each column on its own).
     pub(crate) fn column_groups(&self) -> impl ExactSizeIterator<Item = Columns> + use<T> {
-        let dim = self.dim;
+        let (dim, order) = (self.dim, self.order);
         let groups = self.structure.bandwidth().min(dim);
-        (0..groups).map(move |group| (group..dim).step_by(groups))
+        (0..groups).map(move |group| Columns {
+            columns: (group..dim).step_by(groups),
+            order,
+        })
     }
 
-    /// Writes the forward differences of one group of `columns`, perturbed together by
-    /// `steps[j]` each: `J[(i, j)] = change(i) / steps[j]` for every row `i` column `j` may
-    /// have, `change(i)` what the perturbation moved row `i` of the function by.
+    /// Writes the forward differences of one group of `columns` (unknowns), perturbed
+    /// together by `steps[j]` each: `J[(i, j)] = change(i) / steps[j]` for every unknown
+    /// `i` whose row column `j` may have, `change(i)` what the perturbation moved unknown
+    /// `i`'s rate by.
     #[inline]
     pub(crate) fn set_differences(
         &mut self,
@@ -89,28 +131,28 @@ impl<T: Scalar> Matrix<T> {
         steps: &[T],
         change: impl Fn(usize) -> T,
     ) {
-        let (dim, structure) = (self.dim, self.structure);
-        let mut jacobian = self.as_jacobian();
         for j in columns {
-            for i in structure.rows_of_column(j, dim) {
-                jacobian[(i, j)] = change(i) / steps[j];
+            let column = self.order.row(j);
+            for row in self.structure.rows_of_column(column, self.dim) {
+                let at = self.offset(row, column);
+                self.entries[at] = change(self.order.unknown(row)) / steps[j];
             }
         }
     }
 
-    /// Replaces `J` by `I − D J`, `D = diag(factor(i))`: the Newton matrix of an implicit
-    /// step, each row scaled by how much of its stage's rate the step takes.
+    /// Replaces `J` by `I − D J`, `D = diag(factor(i))` over the unknowns `i`: the Newton
+    /// matrix of an implicit step, each row scaled by how much of its stage's rate the
+    /// step takes.
     pub(crate) fn make_newton_matrix(&mut self, factor: impl Fn(usize) -> T) {
-        let dim = self.dim;
-        let structure = self.structure;
-        let mut jacobian = Jacobian::over(&mut self.entries, dim, structure);
-        for j in 0..dim {
-            for i in structure.rows_of_column(j, dim) {
-                let entry = &mut jacobian[(i, j)];
-                *entry = -factor(i) * *entry;
-                if i == j {
-                    *entry = *entry + T::one();
-                }
+        for column in 0..self.dim {
+            for row in self.structure.rows_of_column(column, self.dim) {
+                let at = self.offset(row, column);
+                let entry = -factor(self.order.unknown(row)) * self.entries[at];
+                self.entries[at] = if row == column {
+                    entry + T::one()
+                } else {
+                    entry
+                };
             }
         }
     }
@@ -144,8 +186,8 @@ impl<T: Scalar> Matrix<T> {
         shift: T,
     ) -> Result<(), StepError> {
         debug_assert_eq!(
-            (self.dim, self.structure),
-            (jacobian.dim, jacobian.structure)
+            (self.dim, self.structure, self.order),
+            (jacobian.dim, jacobian.structure, jacobian.order)
         );
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
             *entry = -(scale * j);
@@ -157,47 +199,110 @@ impl<T: Scalar> Matrix<T> {
         self.factor()
     }
 
-    /// Where entry `(i, j)` is stored.
-    fn offset(&self, i: usize, j: usize) -> usize {
+    /// Where the entry of row `row` and column `column` is stored.
+    fn offset(&self, row: usize, column: usize) -> usize {
         match self.structure {
-            Structure::Dense => i * self.dim + j,
-            Structure::Banded { lower, upper } => banded::index(i, j, lower, upper),
+            Structure::Dense => row * self.dim + column,
+            Structure::Banded { lower, upper } => banded::index(row, column, lower, upper),
         }
     }
 
-    /// Solves `A x = b` with the last factorisation, `b` in, `x` out, through `get`/`set`
-    /// on the caller's vector.
-    pub(crate) fn solve(&self, rhs: &mut [T]) {
-        match self.structure {
-            Structure::Dense => dense::solve(&self.entries, &self.pivots, self.dim, rhs),
+    /// Solves `A x = b` with the last factorisation, `b` in, `x` out, both over the
+    /// unknowns.
+    pub(crate) fn solve(&mut self, rhs: &mut [T]) {
+        let (structure, dim) = (self.structure, self.dim);
+        let solve = |rhs: &mut [T]| match structure {
+            Structure::Dense => dense::solve(&self.entries, &self.pivots, dim, rhs),
             Structure::Banded { lower, upper } => {
-                banded::solve(&self.entries, &self.pivots, self.dim, lower, upper, rhs);
+                banded::solve(&self.entries, &self.pivots, dim, lower, upper, rhs);
+            }
+        };
+        reordered_solve(self.order, &mut self.reordered, rhs, solve);
+    }
+
+    /// Whether the matrix keeps a band (narrower than itself).
+    pub(crate) fn is_banded(&self) -> bool {
+        matches!(self.structure, Structure::Banded { .. })
+    }
+
+    /// Checks the matrix (before factoring) against the function it is the derivative of:
+    /// with every unknown `j` nudged at once by `nudge(j)`, `change(i)` is
+    /// `(how far unknown i's function moved, the size of its value)`. The band's entries
+    /// predict the move `Σⱼ Aᵢⱼ nudge(j)`; a function with entries outside the band moves
+    /// differently, since [`band_weight`] gives columns of one difference group different
+    /// weights (folded into the band, an outside entry is counted at the wrong weight,
+    /// or not at all). A row whose move differs by more than a thousandth of the terms,
+    /// or of the move (in `f32`, a hundredth), beyond what rounding of the values allows,
+    /// is refused.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::BandTooNarrow`] naming the first such row.
+    pub(crate) fn check_band(
+        &self,
+        nudge: impl Fn(usize) -> T,
+        change: impl Fn(usize) -> (T, T),
+    ) -> Result<(), StepError> {
+        let Structure::Banded { lower, upper } = self.structure else {
+            return Ok(());
+        };
+        // Far above what differences miss on a band that holds every entry (their
+        // relative error is about `√ε`, 10⁻⁸ in `f64`, 3·10⁻⁴ in `f32`), far below what an
+        // entry outside it moves a row by (its own size, times a difference of weights).
+        let fraction = (T::from_f64(30.0) * T::epsilon().sqrt()).max(T::from_f64(1e-3));
+        let noise = T::from_f64(1024.0) * T::epsilon();
+        for row in 0..self.dim {
+            let (mut predicted, mut terms) = (T::zero(), T::zero());
+            for column in self.structure.columns_of_row(row, self.dim) {
+                let term =
+                    self.entries[self.offset(row, column)] * nudge(self.order.unknown(column));
+                predicted = predicted + term;
+                terms = terms + term.abs();
+            }
+            let unknown = self.order.unknown(row);
+            let (moved, size) = change(unknown);
+            let allowed = fraction * terms.max(moved.abs()) + noise * size;
+            let miss = (moved - predicted).abs();
+            if miss > allowed || miss.is_nan() {
+                return Err(StepError::BandTooNarrow {
+                    row: unknown,
+                    lower,
+                    upper,
+                });
             }
         }
+        Ok(())
     }
 
-    /// `(Σⱼ |Aᵢⱼ − δᵢⱼ| · |xⱼ|, Σⱼ |Aᵢⱼ − δᵢⱼ|)` for row `i` of the Newton matrix `A`
-    /// (before factoring): how much rounding of the coordinates `x` moves row `i` of the
-    /// residual, up to `ε`, and the same per unit of the largest coordinate.
+    /// `(Σⱼ |Aᵢⱼ − δᵢⱼ| · |xⱼ|, Σⱼ |Aᵢⱼ − δᵢⱼ|)` for unknown `i`'s row of the Newton matrix
+    /// `A` (before factoring): how much rounding of the coordinates `x` moves that row of
+    /// the residual, up to `ε`, and the same per unit of the largest coordinate.
     pub(crate) fn off_identity_row_norms(&self, i: usize, x: impl Fn(usize) -> T) -> (T, T) {
+        let row = self.order.row(i);
         let (mut weighted, mut sum) = (T::zero(), T::zero());
-        for j in self.structure.columns_of_row(i, self.dim) {
-            let entry = self.entry(i, j);
-            let off = if i == j { entry - T::one() } else { entry }.abs();
-            weighted = weighted + off * x(j).abs();
+        for column in self.structure.columns_of_row(row, self.dim) {
+            let entry = self.entries[self.offset(row, column)];
+            let off = if row == column {
+                entry - T::one()
+            } else {
+                entry
+            }
+            .abs();
+            weighted = weighted + off * x(self.order.unknown(column)).abs();
             sum = sum + off;
         }
         (weighted, sum)
     }
 
-    /// `|Aᵢᵢ| − Σⱼ≠ᵢ |Aᵢⱼ|` for row `i` of the matrix (before factoring): how far the row
-    /// is diagonally dominant (negative when it is not). When every row's margin is
-    /// positive, `‖A⁻¹‖∞ ≤ 1 / minᵢ margin` (Varah's bound).
+    /// `|Aᵢᵢ| − Σⱼ≠ᵢ |Aᵢⱼ|` for unknown `i`'s row of the matrix (before factoring): how
+    /// far the row is diagonally dominant (negative when it is not). When every row's
+    /// margin is positive, `‖A⁻¹‖∞ ≤ 1 / minᵢ margin` (Varah's bound).
     pub(crate) fn dominance(&self, i: usize) -> T {
+        let row = self.order.row(i);
         let mut margin = T::zero();
-        for j in self.structure.columns_of_row(i, self.dim) {
-            let entry = self.entry(i, j).abs();
-            margin = if i == j {
+        for column in self.structure.columns_of_row(row, self.dim) {
+            let entry = self.entries[self.offset(row, column)].abs();
+            margin = if row == column {
                 margin + entry
             } else {
                 margin - entry
@@ -205,15 +310,43 @@ impl<T: Scalar> Matrix<T> {
         }
         margin
     }
+}
 
-    fn entry(&self, i: usize, j: usize) -> T {
-        self.entries[self.offset(i, j)]
+/// The weight of unknown `j` in the nudge of [`Matrix::check_band`]: between ½ and 1½,
+/// from a hash of `j`, so that the columns of one difference group (every
+/// `bandwidth`-th) differ.
+pub(crate) fn band_weight<T: Scalar>(j: usize) -> T {
+    let hash = (j as u64)
+        .wrapping_add(1)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        >> 40;
+    T::from_f64(0.5 + hash as f64 / (1u64 << 24) as f64)
+}
+
+/// Runs `solve` on `rhs` (over the unknowns) in the rows of `order`, through `reordered`
+/// when they differ.
+#[inline]
+fn reordered_solve<T: Copy>(
+    order: Order,
+    reordered: &mut [T],
+    rhs: &mut [T],
+    solve: impl FnOnce(&mut [T]),
+) {
+    if order == Order::Natural {
+        return solve(rhs);
+    }
+    for (unknown, &value) in rhs.iter().enumerate() {
+        reordered[order.row(unknown)] = value;
+    }
+    solve(reordered);
+    for (unknown, value) in rhs.iter_mut().enumerate() {
+        *value = reordered[order.row(unknown)];
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Matrix, Structure};
+    use super::{Matrix, Order, Structure};
     use proptest::prelude::*;
 
     /// A band matrix from `values` (with a diagonal nudged away from zero, but not so far
@@ -232,7 +365,7 @@ mod tests {
     }
 
     fn solve(structure: Structure, n: usize, dense: &[f64], rhs: &[f64]) -> Option<Vec<f64>> {
-        let mut matrix = Matrix::<f64>::new(structure, n).unwrap();
+        let mut matrix = Matrix::<f64>::new(structure, Order::Natural, n).unwrap();
         {
             let mut jacobian = matrix.as_jacobian();
             for i in 0..n {
@@ -290,7 +423,7 @@ mod tests {
     fn pivoting_and_singularity() {
         // [[0, 1], [1, 1]] x = [1, 2] → x = [1, 1].
         for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
-            let mut matrix = Matrix::<f64>::new(structure, 2).unwrap();
+            let mut matrix = Matrix::<f64>::new(structure, Order::Natural, 2).unwrap();
             {
                 let mut j = matrix.as_jacobian();
                 j[(0, 1)] = 1.0;
@@ -302,7 +435,7 @@ mod tests {
             matrix.solve(&mut x);
             assert_eq!(x, [1.0, 1.0], "{structure:?}");
 
-            let mut singular = Matrix::<f64>::new(structure, 2).unwrap();
+            let mut singular = Matrix::<f64>::new(structure, Order::Natural, 2).unwrap();
             singular.as_jacobian()[(0, 0)] = 1.0;
             assert_eq!(singular.factor(), Err(crate::StepError::SingularJacobian));
         }

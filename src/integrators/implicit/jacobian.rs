@@ -7,9 +7,9 @@
 //! the column grouping for a band and the writing of the differences are shared
 //! (`Matrix::column_groups`, `Matrix::set_differences`).
 
-use crate::linalg::Matrix;
+use crate::linalg::{Matrix, band_weight};
 use crate::math;
-use crate::{DerivativeOf, Forces, Scalar, State, Vector};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
 /// The buffers a forward-difference Jacobian works in, borrowed from a method's workspace.
@@ -24,6 +24,9 @@ pub(crate) struct Differences<'w, S: State> {
     pub probe: &'w mut S,
     /// The step actually taken in each coordinate, after rounding.
     pub steps: &'w mut [S::Scalar],
+    /// Whether a banded matrix has been checked against the forces
+    /// ([`Matrix::check_band`]), once per workspace; set when it passes.
+    pub band_checked: &'w mut bool,
 }
 
 /// Writes `J = ∂f/∂y` at (`state`, `t`) into `matrix`, whose rate there is `rate`: the
@@ -40,6 +43,13 @@ pub(crate) struct Differences<'w, S: State> {
 /// where 10¹⁰ is right). All three zero: `√(10⁻⁵ ε)`, Hairer's floor. The step is taken
 /// as the difference it makes after rounding, `(yⱼ + δⱼ) − yⱼ`; a state that does not give
 /// its coordinates is differenced with `√ε · max(|h fⱼ|, floorⱼ, 1)`.
+///
+/// The first banded matrix of a workspace is checked against the forces with one more
+/// evaluation ([`Matrix::check_band`]).
+///
+/// # Errors
+///
+/// [`StepError::BandTooNarrow`] when the forces have entries outside the band.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
     state: &S,
@@ -50,51 +60,78 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
     floor: impl Fn(usize) -> S::Scalar,
     matrix: &mut Matrix<S::Scalar>,
     work: Differences<'_, S>,
-) -> u64 {
-    matrix.clear();
-    if forces.jacobian(state, t, &mut matrix.as_jacobian()) {
-        return 0;
-    }
+) -> Result<u64, StepError> {
     let Differences {
         coordinates,
         nudge,
         nudged_rate,
         probe,
         steps,
+        band_checked,
     } = work;
+    matrix.clear();
     let has_coordinates = state.coordinates_into(coordinates);
-    let groups = matrix.column_groups();
-    let evaluations = groups.len() as u64;
     let sqrt_epsilon = S::Scalar::epsilon().sqrt();
     let hairer_floor = (S::Scalar::epsilon() * S::Scalar::from_f64(1e-5)).sqrt();
-    nudge.set_zero();
-    for columns in groups {
-        for j in columns.clone() {
-            let moved = (h * rate.component(j)).abs().max(floor(j));
-            let delta = if has_coordinates {
-                let y = coordinates.component(j);
-                let size = y.abs().max(moved);
-                let delta = if size > S::Scalar::zero() {
-                    sqrt_epsilon * size
-                } else {
-                    hairer_floor
-                };
+    let step = |j: usize| {
+        let moved = (h * rate.component(j)).abs().max(floor(j));
+        if has_coordinates {
+            let y = coordinates.component(j);
+            let size = y.abs().max(moved);
+            let delta = if size > S::Scalar::zero() {
+                sqrt_epsilon * size
+            } else {
+                hairer_floor
+            };
+            (y + delta) - y
+        } else {
+            sqrt_epsilon * moved.max(S::Scalar::one())
+        }
+    };
+    let mut evaluations = 0;
+    if !forces.jacobian(state, t, &mut matrix.as_jacobian()) {
+        nudge.set_zero();
+        for columns in matrix.column_groups() {
+            for j in columns.clone() {
+                steps[j] = step(j);
+                nudge.set_component(j, steps[j]);
+            }
+            state.probe_into(nudge, S::Scalar::one(), probe);
+            probe.derivative_into(forces, t, nudged_rate);
+            evaluations += 1;
+            let change = |i| nudged_rate.component(i) - rate.component(i);
+            matrix.set_differences(columns.clone(), steps, change);
+            for j in columns {
+                nudge.set_component(j, S::Scalar::zero());
+            }
+        }
+    }
+    if matrix.is_banded() && !*band_checked {
+        for (j, step_j) in steps.iter_mut().enumerate() {
+            let y = coordinates.component(j);
+            let delta = step(j) * band_weight::<S::Scalar>(j);
+            *step_j = if has_coordinates {
                 (y + delta) - y
             } else {
-                sqrt_epsilon * moved.max(S::Scalar::one())
+                delta
             };
-            steps[j] = delta;
-            nudge.set_component(j, delta);
+            nudge.set_component(j, *step_j);
         }
         state.probe_into(nudge, S::Scalar::one(), probe);
         probe.derivative_into(forces, t, nudged_rate);
-        let change = |i| nudged_rate.component(i) - rate.component(i);
-        matrix.set_differences(columns.clone(), steps, change);
-        for j in columns {
-            nudge.set_component(j, S::Scalar::zero());
-        }
+        evaluations += 1;
+        matrix.check_band(
+            |j| steps[j],
+            |i| {
+                (
+                    nudged_rate.component(i) - rate.component(i),
+                    rate.component(i).abs(),
+                )
+            },
+        )?;
+        *band_checked = true;
     }
-    evaluations
+    Ok(evaluations)
 }
 
 /// Writes `∂f/∂t` at (`state`, `t`) into `out` by a central difference in time (two force

@@ -7,7 +7,7 @@
 //! iteration serves them all, as Hairer's `dc_decsol` serves Radau5 and Rodas.
 
 use crate::integrators::continues;
-use crate::linalg::{Buffer, Matrix, Structure};
+use crate::linalg::{Buffer, Matrix, Order, Structure, band_weight};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -134,6 +134,9 @@ struct Memory<T> {
     damping: T,
     /// Whether the matrix was made from the forces' own Jacobian (not by differences).
     analytic: bool,
+    /// Whether a banded matrix has been checked against the forces
+    /// ([`Matrix::check_band`]): once per workspace.
+    band_checked: bool,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
@@ -142,7 +145,7 @@ impl<S: State> ImplicitWorkspace<S> {
     /// step, not here.
     pub(crate) fn new(state: &S, structure: Structure, rule: &Rule) -> Self {
         let rate = state.zero_rate();
-        let n = rate.dim();
+        let (n, order) = (rate.dim(), Order::of(&rate));
         ImplicitWorkspace {
             residual: rate.clone(),
             nudged: rate.clone(),
@@ -152,7 +155,7 @@ impl<S: State> ImplicitWorkspace<S> {
             explicit: rule.has_explicit_part().then(|| rate.clone()),
             rate,
             stage: state.clone(),
-            matrix: Matrix::new(structure, n),
+            matrix: Matrix::new(structure, order, n),
             correction: Buffer::zeroed(n),
             nudges: Buffer::zeroed(n),
             rounding: Buffer::zeroed(n),
@@ -162,6 +165,7 @@ impl<S: State> ImplicitWorkspace<S> {
                 rounding_per_coordinate: S::Scalar::zero(),
                 damping: S::Scalar::one(),
                 analytic: false,
+                band_checked: false,
             },
         }
     }
@@ -675,6 +679,65 @@ impl<'w, S: State> Newton<'w, S> {
         stage_dt: S::Scalar,
         dt: S::Scalar,
     ) -> Result<bool, StepError> {
+        let analytic = self.jacobian(state, forces, stage_time, stage_dt, dt);
+        if self.matrix.is_banded() && !self.memory.band_checked {
+            self.check_band(state, forces, stage_time, stage_dt, dt)?;
+            self.memory.band_checked = true;
+        }
+        Ok(analytic)
+    }
+
+    /// The difference step of unknown `j` of the rate: `√ε` of what it moves, whatever
+    /// the stage (the step's rate, and the end-of-step coordinate it shifts by `h dt`),
+    /// away from zero.
+    fn difference_step(&self, j: usize, dt: S::Scalar) -> S::Scalar {
+        let d = self.rate.component(j);
+        let size = d
+            .abs()
+            .max(self.coordinate(j) / dt.abs())
+            .max(S::Scalar::one());
+        let h = S::Scalar::epsilon().sqrt() * size;
+        if d < S::Scalar::zero() { -h } else { h }
+    }
+
+    /// Refuses a band the residual's dependence does not fit ([`Matrix::check_band`]): one
+    /// more residual, with every unknown of the rate nudged.
+    fn check_band<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        stage_time: S::Scalar,
+        stage_dt: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        self.nudged.assign(self.rate);
+        for j in 0..self.nudges.len() {
+            let d = self.rate.component(j);
+            let h = self.difference_step(j, dt) * band_weight::<S::Scalar>(j);
+            self.nudged.set_component(j, d + h);
+            self.nudges[j] = self.nudged.component(j) - d;
+        }
+        self.residual_into(state, forces, stage_time, stage_dt, Probe::Nudged);
+        self.matrix.check_band(
+            |j| self.nudges[j],
+            |i| {
+                let moved = self.nudged_residual.component(i) - self.residual.component(i);
+                let size = self.rate.component(i).abs() + self.stage_rate.component(i).abs();
+                (moved, size)
+            },
+        )
+    }
+
+    /// Writes `∂r/∂D` into the matrix, from the forces' Jacobian (saying so) or by
+    /// differences.
+    fn jacobian<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        stage_time: S::Scalar,
+        stage_dt: S::Scalar,
+        dt: S::Scalar,
+    ) -> bool {
         self.matrix.clear();
         if forces.jacobian(self.stage_state, stage_time, &mut self.matrix.as_jacobian()) {
             let split = self.rate.velocity.dim();
@@ -689,22 +752,13 @@ impl<'w, S: State> Newton<'w, S> {
                     force_factor
                 }
             });
-            return Ok(true);
+            return true;
         }
-        let groups = self.matrix.column_groups();
-        let sqrt_epsilon = S::Scalar::epsilon().sqrt();
-        for columns in groups {
+        for columns in self.matrix.column_groups() {
             self.nudged.assign(self.rate);
             for j in columns.clone() {
-                // Sized by what it moves, whatever the stage: the step's rate, and the
-                // end-of-step coordinate it shifts by `h dt`.
                 let d = self.rate.component(j);
-                let size = d
-                    .abs()
-                    .max(self.coordinate(j) / dt.abs())
-                    .max(S::Scalar::one());
-                let h = sqrt_epsilon * size;
-                let h = if d < S::Scalar::zero() { -h } else { h };
+                let h = self.difference_step(j, dt);
                 self.nudged.set_component(j, d + h);
                 // The step actually taken, after rounding.
                 self.nudges[j] = self.nudged.component(j) - d;
@@ -713,7 +767,7 @@ impl<'w, S: State> Newton<'w, S> {
             let change = |i| self.nudged_residual.component(i) - self.residual.component(i);
             self.matrix.set_differences(columns, self.nudges, change);
         }
-        Ok(false)
+        false
     }
 
     /// Keeps, for the matrix just made, how much rounding of the stage state's coordinates

@@ -7,7 +7,7 @@ use crate::control::{
     AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet,
 };
 use crate::integrators::{Memoryless, Properties, Scheme};
-use crate::linalg::{Buffer, Matrix, Structure};
+use crate::linalg::{Buffer, Matrix, Order, Structure};
 use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::One;
@@ -246,8 +246,11 @@ impl<const S: usize> Rosenbrock<S> {
     /// The same method, told which entries of the Jacobian can be non-zero: a
     /// [banded](Structure::Banded) Jacobian costs one force evaluation per diagonal with
     /// finite differences, and its factorisation works inside the band (`O(n)` per step for
-    /// a chain or a 1-D grid). A band that covers the whole matrix is solved densely. An
-    /// analytic Jacobian ([`Forces::jacobian`]) may only write the band's entries.
+    /// a chain or a 1-D grid: [`Structure::chain`]). A band that covers the whole matrix is
+    /// solved densely. An analytic Jacobian ([`Forces::jacobian`]) may only write the
+    /// band's entries. A band that misses some of the forces' dependences is refused by
+    /// the first step ([`StepError::BandTooNarrow`](crate::StepError::BandTooNarrow)),
+    /// which it would otherwise turn into garbage.
     ///
     /// ```
     /// use timestep::{Rodas4, Structure};
@@ -375,12 +378,13 @@ pub struct RosenbrockWorkspace<S: State, const N: usize> {
     matrix: Result<Matrix<S::Scalar>, StepError>,
     solution: Result<Buffer<S::Scalar>, StepError>,
     steps: Result<Buffer<S::Scalar>, StepError>,
+    band_checked: bool,
 }
 
 impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
     fn new(state: &S, structure: Structure) -> Self {
         let zero = state.zero_rate();
-        let n = zero.dim();
+        let (n, order) = (zero.dim(), Order::of(&zero));
         RosenbrockWorkspace {
             stages: core::array::from_fn(|_| zero.clone()),
             start_rate: zero.clone(),
@@ -390,9 +394,10 @@ impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
             time_rate: zero.clone(),
             coordinates: zero,
             probe: state.clone(),
-            matrix: Matrix::new(structure, n),
+            matrix: Matrix::new(structure, order, n),
             solution: Buffer::zeroed(n),
             steps: Buffer::zeroed(n),
+            band_checked: false,
         }
     }
 }
@@ -424,6 +429,7 @@ impl<const N: usize> Rosenbrock<N> {
             matrix,
             solution,
             steps,
+            band_checked,
             ..
         } = workspace;
         let matrix = matrix.as_mut().map_err(|e| *e)?;
@@ -446,8 +452,9 @@ impl<const N: usize> Rosenbrock<N> {
                 nudged_rate: rate,
                 probe,
                 steps,
+                band_checked,
             },
-        );
+        )?;
         if !self.autonomous {
             jacobian::time_derivative(state, forces, t, h, time_rate, rate);
             statistics.evaluations += 2;

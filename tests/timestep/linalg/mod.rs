@@ -1,3 +1,4 @@
 //! `src/linalg/`: banded Jacobians and LU.
 
 mod banded;
+mod structure;

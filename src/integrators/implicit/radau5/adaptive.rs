@@ -127,7 +127,9 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             workspace.read_coordinates(state);
             match workspace.evaluate_jacobian(state, forces, t, false) {
                 Ok(evaluations) => statistics.evaluations += evaluations,
-                Err(_) => return Ok(f64::NAN),
+                // The matrices could not be made, or the band does not fit: no shorter
+                // step helps.
+                Err(cause) => return self.fail(workspace, 0.5, cause),
             }
             statistics.jacobians += 1;
             let memory = &mut workspace.memory;

@@ -52,6 +52,8 @@ pub(crate) struct Memory {
     /// attempt on two unknowns were a sixth of a Van der Pol run under `deterministic`).
     pub(super) tightening: (f64, f64),
     pub(super) newton_tolerance: (f64, f64),
+    /// A banded Jacobian has been checked against the forces (`Matrix::check_band`).
+    pub(super) band_checked: bool,
 }
 
 impl Memory {
@@ -77,6 +79,7 @@ impl Memory {
             // NaN: equal to no tolerance, so the first attempt computes them.
             tightening: (f64::NAN, 0.0),
             newton_tolerance: (f64::NAN, 0.0),
+            band_checked: false,
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use super::coefficients::{Coefficients, T, T_INVERSE};
 use super::memory::Memory;
-use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Structure};
+use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Order, Structure, band_weight};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
@@ -68,11 +68,11 @@ pub(super) struct Linear<T: Scalar> {
 }
 
 impl<T: Scalar> Linear<T> {
-    fn new(structure: Structure, n: usize) -> Result<Self, StepError> {
+    fn new(structure: Structure, order: Order, n: usize) -> Result<Self, StepError> {
         Ok(Linear {
-            jacobian: Matrix::new(structure, n)?,
-            real: Matrix::new(structure, n)?,
-            complex: ComplexMatrix::new(structure, n)?,
+            jacobian: Matrix::new(structure, order, n)?,
+            real: Matrix::new(structure, order, n)?,
+            complex: ComplexMatrix::new(structure, order, n)?,
             real_rhs: Buffer::zeroed(n)?,
             complex_rhs: Buffer::zeroed(n)?,
             scale: Buffer::zeroed(n)?,
@@ -91,7 +91,7 @@ impl<S: State> Radau5Workspace<S> {
     /// the stack cannot hold without `alloc` is reported by the first step, not here.
     pub(super) fn new(state: &S, structure: Structure) -> Self {
         let zero = state.zero_rate();
-        let n = zero.dim();
+        let (n, order) = (zero.dim(), Order::of(&zero));
         let three = || core::array::from_fn(|_| zero.clone());
         Radau5Workspace {
             z: three(),
@@ -104,7 +104,7 @@ impl<S: State> Radau5Workspace<S> {
             coordinates: zero,
             has_coordinates: false,
             probe: state.clone(),
-            linear: Linear::new(structure, n),
+            linear: Linear::new(structure, order, n),
             coefficients: Coefficients::new(),
             memory: Memory::new(),
         }
@@ -161,7 +161,8 @@ impl<S: State> Radau5Workspace<S> {
         } else {
             forces.jacobian(state, t, &mut linear.jacobian.as_jacobian())
         };
-        if analytic {
+        let check = linear.jacobian.is_banded() && !self.memory.band_checked;
+        if analytic && !check {
             return Ok(0);
         }
         let mut evaluations = 0;
@@ -170,22 +171,31 @@ impl<S: State> Radau5Workspace<S> {
             self.probe.derivative_into(forces, t, &mut self.f[1]);
             evaluations += 1;
         }
-        let groups = linear.jacobian.column_groups();
         let epsilon = S::Scalar::epsilon();
         let floor = s::<S::Scalar>(1e-5);
-        for columns in groups {
+        let has_coordinates = self.has_coordinates;
+        let coordinates = &self.coordinates;
+        let delta = |j: usize| {
+            let size = if has_coordinates {
+                coordinates.component(j).abs()
+            } else {
+                S::Scalar::zero()
+            };
+            (epsilon * size.max(floor)).sqrt()
+        };
+        let groups = if analytic {
+            None
+        } else {
+            Some(linear.jacobian.column_groups())
+        };
+        for columns in groups.into_iter().flatten() {
             if at_end_stage {
                 self.scratch.assign(&self.z[2]);
             } else {
                 self.scratch.set_zero();
             }
             for j in columns.clone() {
-                let size = if self.has_coordinates {
-                    self.coordinates.component(j).abs()
-                } else {
-                    S::Scalar::zero()
-                };
-                let delta = (epsilon * size.max(floor)).sqrt();
+                let delta = delta(j);
                 self.scratch
                     .set_component(j, self.scratch.component(j) + delta);
                 linear.real_rhs[j] = delta;
@@ -202,6 +212,38 @@ impl<S: State> Radau5Workspace<S> {
             linear
                 .jacobian
                 .set_differences(columns, &linear.real_rhs, change);
+        }
+        if check {
+            // Every unknown nudged at once, by weights that tell a group's columns apart.
+            if at_end_stage {
+                self.scratch.assign(&self.z[2]);
+            } else {
+                self.scratch.set_zero();
+            }
+            for j in 0..linear.real_rhs.len() {
+                let delta = delta(j) * band_weight::<S::Scalar>(j);
+                self.scratch
+                    .set_component(j, self.scratch.component(j) + delta);
+                linear.real_rhs[j] = delta;
+            }
+            state.probe_into(&self.scratch, one, &mut self.probe);
+            self.probe.derivative_into(forces, t, &mut self.f[0]);
+            evaluations += 1;
+            let base = if at_end_stage {
+                &self.f[1]
+            } else {
+                &self.start_rate
+            };
+            linear.jacobian.check_band(
+                |j| linear.real_rhs[j],
+                |i| {
+                    (
+                        self.f[0].component(i) - base.component(i),
+                        base.component(i).abs(),
+                    )
+                },
+            )?;
+            self.memory.band_checked = true;
         }
         Ok(evaluations)
     }
