@@ -4,5 +4,6 @@
 mod backward_euler;
 mod lecture_methods;
 mod radau5;
+mod rodas4;
 mod rosenbrock;
 mod stiff;
