@@ -179,7 +179,9 @@ impl<const S: usize> RosenbrockTableau<S> {
 ///
 /// So a step costs one Jacobian and one factorisation ([`Statistics`]'
 /// `jacobians` and `decompositions` count them), however stiff the forces: there is no
-/// Newton iteration to fail. Up to 16 unknowns the matrix lives in the workspace inline (on
+/// Newton iteration to fail. Under error control a rejected step is retried from the same
+/// Jacobian and `∂f/∂t` (a new factorisation only), as rodas.f does, and the step sizes
+/// are rodas.f's ([`Controller::RODAS`]). Up to 16 unknowns the matrix lives in the workspace inline (on
 /// the stack for a step without a [`Stepper`](crate::Stepper)); beyond, on the heap, made
 /// once per workspace.
 ///
