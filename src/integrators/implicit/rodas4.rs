@@ -72,8 +72,9 @@ use super::rosenbrock::{RosenbrockDense, RosenbrockTableau, rosenbrock_method};
 /// let statistics = solver.solve(&mut y, &robertson, 0.0, 40.0)?;
 /// assert!((y[0] - 0.7158).abs() < 5e-5 && (y[2] - 0.2842).abs() < 5e-5);
 /// assert!((y.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-/// // One Jacobian and one factorisation per attempted step.
-/// assert_eq!(statistics.jacobians, statistics.steps());
+/// // One Jacobian per accepted step (a rejected step is retried with it), one
+/// // factorisation per attempted step.
+/// assert_eq!(statistics.jacobians, statistics.accepted);
 /// assert_eq!(statistics.decompositions, statistics.steps());
 /// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
