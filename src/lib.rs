@@ -216,8 +216,8 @@
 //! | [`ExponentialEuler`] | the rate and the linear part's diagonal | 16 MB |
 //! | [`PredictorCorrector`] | two rates, a probe and a sum | 32 MB |
 //! | [`Bs3`]; [`Dopri5`], [`Tsit5`]; [`Dop853`] (at a fixed step) | one rate per stage, a probe and a sum | 48 MB; 72 MB; 112 MB |
-//! | [`Rodas4`], tridiagonal | six stage increments, eight more rates (start and end, a stage, a sum, ∂f/∂t, the coordinates), a probe, the band's LU and pivots, two numbers per unknown | 160 MB |
-//! | [`Ros3p`], tridiagonal | as [`Rodas4`] with three stage increments | 136 MB |
+//! | [`Rodas4`], tridiagonal | six stage increments, eight more rates (start and end, a stage, a sum, ∂f/∂t, the coordinates), a probe, the Jacobian (kept for the retries of a rejected step) and the band's LU (four diagonals each) and pivots, two numbers per unknown | 200 MB |
+//! | [`Ros3p`], tridiagonal | as [`Rodas4`] with three stage increments | 176 MB |
 //! | [`Radau5`], tridiagonal | three stage values, increments and rates, the collocation polynomial, the start and end rates, a scratch rate, the coordinates, a probe; the Jacobian and the real and complex matrices (four diagonals each) and pivots | 320 MB |
 //! | [`Composition`] of [`Verlet`] (`forest-ruth` … `kahan-li8`) | the force and the state its kicks' forces are seen at | 16 MB |
 //! | [`Compensated`] composition of [`Verlet`] | the composition's, the compensation, the step's increment and the probe it is seen at | 40 MB |

@@ -290,7 +290,7 @@ fn adaptive_runs_with_events() {
         hash.bits(statistics.accepted);
         hash.bits(statistics.rejected);
     }
-    check("adaptive with events", hash, 0x630c_d817_c536_52ad);
+    check("adaptive with events", hash, 0x0aec_3899_697f_4ed2);
 }
 
 /// Radau5 on the van der Pol oscillator at μ = 1000 (stiff), tight tolerances.

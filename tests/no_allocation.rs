@@ -554,8 +554,9 @@ fn registry_workspace_bytes(kind: MethodKind, state: &Vec<f64>) -> usize {
 ///   four numbers per unknown, pivots (one `usize` each) and the band's LU storage (four
 ///   diagonals, one for fill-in); the trapezoidal rule and Newmark one more rate, the
 ///   explicit part of their step. Rodas4 six stage increments, the start and end rates, a
-///   stage rate, a sum, ∂f/∂t and the coordinates; a probe; the band's LU storage, pivots,
-///   and two numbers per unknown; Ros3p the same with three stage increments. Radau5 three
+///   stage rate, a sum, ∂f/∂t and the coordinates; a probe; the Jacobian (kept for the
+///   retries of a rejected step) and the band's LU, each four diagonals and pivots, and
+///   two numbers per unknown; Ros3p the same with three stage increments. Radau5 three
 ///   stage values, three increments and three stage rates, the start and end rates, its
 ///   collocation polynomial's three coefficients, a scratch rate, the coordinates and a
 ///   probe; the Jacobian and the real matrix, each four diagonals and pivots; the complex
@@ -593,8 +594,8 @@ fn workspace_memory_on_a_million_unknowns() {
         ("trapezoid", 7 + 1 + 4 + 1 + 3),
         ("implicit-midpoint", 6 + 1 + 4 + 1 + 3),
         ("newmark", 7 + 1 + 4 + 1 + 3),
-        ("rodas4", 6 + 6 + 1 + 4 + 1 + 2),
-        ("ros3p", 3 + 6 + 1 + 4 + 1 + 2),
+        ("rodas4", 6 + 6 + 1 + 4 + 1 + 4 + 1 + 2),
+        ("ros3p", 3 + 6 + 1 + 4 + 1 + 4 + 1 + 2),
         ("radau5", 9 + 2 + 3 + 3 + 5 + 5 + 9 + 4),
     ];
     assert_eq!(

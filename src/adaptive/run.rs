@@ -5,7 +5,7 @@ use super::driver::Workspace;
 use super::snapshot::Snapshot;
 use super::stiffness::StiffnessTest;
 use crate::control::{
-    AdaptiveMethod, AnyTolerances, Controller, ErrorNorm, Statistics, Stop, ToleranceSet,
+    AdaptiveMethod, AnyTolerances, ErrorNorm, Memory, Statistics, Stop, ToleranceSet,
 };
 use crate::math;
 use crate::{AdaptiveError, DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -87,7 +87,8 @@ pub(super) struct Progress {
     /// The last accepted step's dense output is prepared
     /// ([`AdaptiveMethod::prepare_dense`]): done at its first read.
     dense_ready: bool,
-    previous_error: f64,
+    /// What the controller remembers of the accepted steps.
+    memory: Memory,
     after_rejection: bool,
     non_finite: u32,
     /// Why the last attempt failed, if a method could not take it.
@@ -125,7 +126,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             step_on: false,
             dense: false,
             dense_ready: false,
-            previous_error: Controller::INITIAL_MEMORY,
+            memory: Memory::INITIAL,
             after_rejection: false,
             non_finite: 0,
             failure: None,
@@ -484,7 +485,8 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             None => self.controller.decide(
                 error,
                 method.error_order(),
-                &mut self.progress.previous_error,
+                h,
+                &mut self.progress.memory,
                 self.progress.after_rejection,
             ),
         };

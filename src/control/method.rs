@@ -52,8 +52,10 @@ pub trait AdaptiveMethod<S: State> {
         statistics: &mut Statistics,
     );
 
-    /// The rate at the start of the next step, as [`begin`](AdaptiveMethod::begin) or
-    /// [`step_on`](AdaptiveMethod::step_on) left it.
+    /// The rate at the start of the next step, as [`begin`](AdaptiveMethod::begin) left
+    /// it: the driver reads it to choose the first step. (After
+    /// [`step_on`](AdaptiveMethod::step_on) a method may leave it to its next attempt:
+    /// Rodas4 does, as rodas.f.)
     #[must_use]
     fn start_rate<'w>(&self, workspace: &'w Self::Workspace) -> &'w DerivativeOf<S>;
 

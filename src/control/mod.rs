@@ -22,6 +22,7 @@ mod norm;
 mod statistics;
 mod tolerances;
 
+pub(crate) use controller::Memory;
 pub use controller::{Controller, Decision};
 pub use method::{AdaptiveMethod, IntoAdaptive};
 pub use norm::ErrorNorm;

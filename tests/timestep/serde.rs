@@ -571,3 +571,24 @@ fn radau5_settings_round_trip_and_are_checked() {
     let default: MethodKind = "radau5".parse().unwrap();
     assert_eq!(serde_json::to_string(&default).unwrap(), "\"radau5\"");
 }
+
+/// A controller round-trips with its predictive term, and one saved before the term
+/// existed (no `predictive` field) loads without it: the classical controller it was.
+#[test]
+fn controllers_round_trip_and_load_without_the_prediction() {
+    use timestep::control::Controller;
+    for controller in [Controller::DOPRI5, Controller::DOP853, Controller::RODAS] {
+        assert_eq!(round_trip(&controller), controller);
+    }
+    let saved = r#"{"safety":0.9,"min_factor":0.2,"max_factor":6.0,"beta":0.0}"#;
+    let loaded: Controller = serde_json::from_str(saved).unwrap();
+    assert_eq!(
+        loaded,
+        Controller {
+            predictive: false,
+            ..Controller::RODAS
+        }
+    );
+    let json = serde_json::to_string(&Controller::RODAS).unwrap();
+    assert!(json.contains(r#""predictive":true"#), "{json}");
+}

@@ -179,7 +179,9 @@ impl<const S: usize> RosenbrockTableau<S> {
 ///
 /// So a step costs one Jacobian and one factorisation ([`Statistics`]'
 /// `jacobians` and `decompositions` count them), however stiff the forces: there is no
-/// Newton iteration to fail. Up to 16 unknowns the matrix lives in the workspace inline (on
+/// Newton iteration to fail. Under error control a rejected step is retried from the same
+/// Jacobian and `∂f/∂t` (a new factorisation only), as rodas.f does, and the step sizes
+/// are rodas.f's ([`Controller::RODAS`]). Up to 16 unknowns the matrix lives in the workspace inline (on
 /// the stack for a step without a [`Stepper`](crate::Stepper)); beyond, on the heap, made
 /// once per workspace.
 ///
@@ -364,7 +366,8 @@ mod serde_impl {
 
 /// The buffers of a Rosenbrock step: one increment `Uᵢ` per stage, the rates at the start
 /// and end of the step, a stage rate, a sum, `∂f/∂t`, the state's coordinates, a probe
-/// state, the matrix `I − hγJ` and its LU factors, and two numbers per unknown.
+/// state, the Jacobian `J` (kept for the retries of a rejected step, as rodas.f keeps it),
+/// the matrix `I − hγJ` and its LU factors, and two numbers per unknown.
 #[derive(Clone, Debug)]
 pub struct RosenbrockWorkspace<S: State, const N: usize> {
     stages: [DerivativeOf<S>; N],
@@ -375,10 +378,18 @@ pub struct RosenbrockWorkspace<S: State, const N: usize> {
     time_rate: DerivativeOf<S>,
     coordinates: DerivativeOf<S>,
     probe: S,
+    jacobian: Result<Matrix<S::Scalar>, StepError>,
     matrix: Result<Matrix<S::Scalar>, StepError>,
     solution: Result<Buffer<S::Scalar>, StepError>,
     steps: Result<Buffer<S::Scalar>, StepError>,
     band_checked: bool,
+    /// `jacobian` and `time_rate` are those at the start of the next attempt: it retries
+    /// a rejected step from the same state.
+    jacobian_current: bool,
+    /// `start_rate` is yet to be evaluated, by the next attempt: a method whose dense
+    /// output does not read the rate at a step's end leaves it to the step after, as
+    /// rodas.f does, and a run's last step costs no evaluation past its end.
+    start_pending: bool,
 }
 
 impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
@@ -394,10 +405,13 @@ impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
             time_rate: zero.clone(),
             coordinates: zero,
             probe: state.clone(),
+            jacobian: Matrix::new(structure, order, n),
             matrix: Matrix::new(structure, order, n),
             solution: Buffer::zeroed(n),
             steps: Buffer::zeroed(n),
             band_checked: false,
+            jacobian_current: false,
+            start_pending: false,
         }
     }
 }
@@ -406,7 +420,8 @@ impl<const N: usize> Rosenbrock<N> {
     /// The stage increments `Uᵢ` of a step of `h` from `state` at `t`, whose rate is in the
     /// workspace's `start_rate`, counting what it costs in `statistics`. `floor(j)` is the
     /// size below which coordinate `j` does not matter (the absolute tolerance), for the
-    /// finite differences' steps.
+    /// finite differences' steps. The Jacobian and `∂f/∂t` are taken anew unless the
+    /// workspace says they are those of `state` (a retry after a rejected attempt).
     #[allow(clippy::too_many_arguments)]
     fn stages<S: State, F: Forces<S> + ?Sized>(
         &self,
@@ -426,45 +441,50 @@ impl<const N: usize> Rosenbrock<N> {
             time_rate,
             coordinates,
             probe,
+            jacobian,
             matrix,
             solution,
             steps,
             band_checked,
+            jacobian_current,
             ..
         } = workspace;
+        let jacobian = jacobian.as_mut().map_err(|e| *e)?;
         let matrix = matrix.as_mut().map_err(|e| *e)?;
         let solution = solution.as_mut().map_err(|e| *e)?;
         let steps = steps.as_mut().map_err(|e| *e)?;
         let tableau = self.tableau;
 
-        statistics.jacobians += 1;
-        statistics.evaluations += jacobian::jacobian(
-            state,
-            forces,
-            t,
-            h,
-            start_rate,
-            floor,
-            matrix,
-            Differences {
-                coordinates,
-                nudge: sum,
-                nudged_rate: rate,
-                probe,
-                steps,
-                band_checked,
-            },
-        )?;
-        if !self.autonomous {
-            jacobian::time_derivative(state, forces, t, h, time_rate, rate);
-            statistics.evaluations += 2;
+        if !*jacobian_current {
+            statistics.jacobians += 1;
+            statistics.evaluations += jacobian::jacobian(
+                state,
+                forces,
+                t,
+                h,
+                start_rate,
+                floor,
+                jacobian,
+                Differences {
+                    coordinates,
+                    nudge: sum,
+                    nudged_rate: rate,
+                    probe,
+                    steps,
+                    band_checked,
+                },
+            )?;
+            if !self.autonomous {
+                jacobian::time_derivative(state, forces, t, h, time_rate, rate);
+                statistics.evaluations += 2;
+            }
+            *jacobian_current = true;
         }
 
         // I − hγJ = hγ (I/(hγ) − J): the stages solve it with right-hand sides scaled by hγ.
         let h_gamma = h * S::Scalar::from_f64(tableau.gamma);
-        matrix.make_newton_matrix(|_| h_gamma);
         statistics.decompositions += 1;
-        matrix.factor()?;
+        matrix.factor_shifted(jacobian, h_gamma, S::Scalar::one())?;
 
         for i in 0..N {
             if i > 0 && !tableau.reuses_rate(i) {
@@ -520,6 +540,7 @@ impl<const N: usize> Scheme for Rosenbrock<N> {
         }
         let no_floor = |_| S::Scalar::from_f64(0.0);
         let mut statistics = Statistics::default();
+        workspace.jacobian_current = false;
         self.stages(workspace, state, forces, t, dt, no_floor, &mut statistics)?;
         let RosenbrockWorkspace { stages, sum, .. } = workspace;
         let (direction, factor) = combination(&self.tableau.b, stages, sum);
@@ -607,6 +628,8 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
     ) {
         state.derivative_into(forces, t, &mut workspace.start_rate);
         statistics.evaluations += 1;
+        workspace.jacobian_current = false;
+        workspace.start_pending = false;
     }
 
     fn start_rate<'w>(&self, workspace: &'w RosenbrockWorkspace<S, N>) -> &'w DerivativeOf<S> {
@@ -624,6 +647,11 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         end: &mut S,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
+        if workspace.start_pending {
+            state.derivative_into(forces, t, &mut workspace.start_rate);
+            statistics.evaluations += 1;
+            workspace.start_pending = false;
+        }
         if !(h.to_f64().is_finite() && workspace.start_rate.is_finite()) {
             // The forces are not finite at the start: no step can help.
             return Ok(f64::NAN);
@@ -652,9 +680,15 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         _dense: bool,
         statistics: &mut Statistics,
     ) {
-        // The next step's first stage, and the Hermite interpolant's end slope.
-        end.derivative_into(forces, t + h, &mut workspace.end_rate);
-        statistics.evaluations += 1;
+        match self.tableau.dense {
+            // The Hermite interpolant's end slope, and the next step's first stage.
+            RosenbrockDense::Hermite => {
+                end.derivative_into(forces, t + h, &mut workspace.end_rate);
+                statistics.evaluations += 1;
+            }
+            // The next step's first stage, taken by its first attempt.
+            RosenbrockDense::Stages { .. } => workspace.start_pending = true,
+        }
     }
 
     fn dense(
@@ -700,6 +734,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
 
     fn step_on(&self, workspace: &mut RosenbrockWorkspace<S, N>) {
         core::mem::swap(&mut workspace.start_rate, &mut workspace.end_rate);
+        workspace.jacobian_current = false;
     }
 }
 

@@ -4,6 +4,7 @@
 mod backward_euler;
 mod lecture_methods;
 mod radau5;
+mod rodas4;
 mod rosenbrock;
 mod stiff;
 mod torsion_spring;
