@@ -290,7 +290,7 @@ fn adaptive_runs_with_events() {
         hash.bits(statistics.accepted);
         hash.bits(statistics.rejected);
     }
-    check("adaptive with events", hash, 0x630c_d817_c536_52ad);
+    check("adaptive with events", hash, 0x2ba9_9ddc_68de_2419);
 }
 
 /// Radau5 on the van der Pol oscillator at μ = 1000 (stiff), tight tolerances.

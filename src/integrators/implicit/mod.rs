@@ -9,6 +9,7 @@ mod newmark;
 mod newton;
 mod radau5;
 mod settings;
+mod seulex;
 mod trapezoid;
 mod with_jacobian;
 
@@ -17,6 +18,7 @@ pub use implicit_midpoint::ImplicitMidpoint;
 pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
 pub use radau5::{Radau5, Radau5Workspace};
+pub use seulex::{Seulex, SeulexWorkspace, StepSequence};
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
 

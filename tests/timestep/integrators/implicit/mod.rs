@@ -5,4 +5,5 @@ mod backward_euler;
 mod lecture_methods;
 mod radau5;
 mod rosenbrock;
+mod seulex;
 mod stiff;
