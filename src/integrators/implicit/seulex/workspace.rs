@@ -8,7 +8,7 @@ use super::tableau::extrapolate;
 use crate::integrators::implicit::jacobian::{self, Differences};
 use crate::linalg::{Buffer, Matrix, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
-use num_traits::One;
+use num_traits::{Float, One};
 
 /// The buffers of a SEULEX run: the rate at the step's start, the extrapolation table (one
 /// increment per line), the linearly implicit Euler increments the dense output is made
@@ -114,15 +114,15 @@ fn solve<V: Vector>(matrix: &Matrix<V::Scalar>, solution: &mut [V::Scalar], x: &
 
 /// `√(Σᵢ (xᵢ wᵢ)²)`: seulex.f's stability check measures without dividing by `n`.
 fn weighted_length<V: Vector>(x: &V, weights: &[f64]) -> f64 {
-    weights
+    let squares: f64 = weights
         .iter()
         .enumerate()
         .map(|(i, w)| {
             let scaled = x.component(i).to_f64() * w;
             scaled * scaled
         })
-        .sum::<f64>()
-        .sqrt()
+        .sum();
+    Float::sqrt(squares)
 }
 
 impl<S: State> SeulexWorkspace<S> {
@@ -318,12 +318,12 @@ impl<S: State> SeulexWorkspace<S> {
             .sum();
         if squares >= 1e30 || squares.is_nan() {
             return Err(if squares.is_finite() {
-                LineFailure::Unstable(squares.sqrt())
+                LineFailure::Unstable(Float::sqrt(squares))
             } else {
                 LineFailure::Step(StepError::NonFiniteResidual)
             });
         }
-        let error: f64 = (squares / weights.len().max(1) as f64).sqrt();
+        let error: f64 = Float::sqrt(squares / weights.len().max(1) as f64);
         if j > 2 && error >= memory.error_bound {
             return Err(LineFailure::Unstable(error));
         }
