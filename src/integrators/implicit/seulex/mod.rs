@@ -108,7 +108,16 @@ use crate::Structure;
 /// assert_eq!((statistics.accepted, statistics.steps()), (136, 146));
 /// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
+///
+/// With the `serde` feature it is saved as its settings,
+/// `{"structure": "dense", "sequence": "from-two", "autonomous": false}` (unknown fields
+/// refused).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Seulex {
     structure: Structure,
     sequence: StepSequence,

@@ -33,6 +33,11 @@ const WORK_SOLVE: f64 = 1.0;
 /// assert_eq!(StepSequence::FromTwo.numbers()[..8], [2, 3, 4, 6, 8, 12, 16, 24]);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum StepSequence {
     /// 1, 2, 3, 4, 6, 8, 12, 16, 24, …: the sequence of Hairer–Wanner II, IV.9
     /// (seulex.f's `IWORK(4) = 1`). The first line is a single linearly implicit Euler
