@@ -225,14 +225,12 @@ impl<S: State> SeulexWorkspace<S> {
             memory,
             ..
         } = self;
-        let (Ok(jacobian), Ok(matrix), Ok(solution), Ok(weights)) = (
-            jacobian.as_ref(),
-            matrix.as_mut(),
-            solution.as_mut(),
-            weights.as_ref(),
-        ) else {
-            return Err(LineFailure::Step(StepError::NonFiniteJacobian));
-        };
+        // Buffers that could not be made (too many unknowns without `alloc`).
+        let failed = |cause: &StepError| LineFailure::Step(*cause);
+        let jacobian = jacobian.as_ref().map_err(failed)?;
+        let matrix = matrix.as_mut().map_err(|cause| failed(cause))?;
+        let solution = solution.as_mut().map_err(|cause| failed(cause))?;
+        let weights = weights.as_ref().map_err(failed)?;
         matrix
             .factor_shifted(jacobian, one, inverse)
             .map_err(LineFailure::Step)?;
