@@ -290,7 +290,7 @@
 //!   Radau IIA: fifth order, L-stable, its Jacobian and factorisations kept across steps)
 //!   or [`Rodas4`] ([`Ros3p`] for loose tolerances), or at tight tolerances [`Seulex`]
 //!   (Hairer and Wanner's extrapolated linearly implicit Euler method: its order rises to
-//!   11 as the tolerance tightens). A system is stiff when a component far
+//!   12 as the tolerance tightens). A system is stiff when a component far
 //!   faster than the motion you follow has decayed, yet still bounds an explicit method's
 //!   step by stability: the step collapses to `ω dt ≈ 3` of the fast mode however smooth
 //!   the solution, and the statistics show many short steps, many rejected. The driver

@@ -127,7 +127,7 @@ impl<S: State> AdaptiveMethod<S> for Seulex {
     }
 
     /// 4, for the driver's guess of a first step only: the order changes from step to
-    /// step (from 1 to 11), and SEULEX chooses its steps itself.
+    /// step (from 2 to 12), and SEULEX chooses its steps itself.
     fn error_order(&self) -> u32 {
         4
     }

@@ -64,11 +64,12 @@ use crate::Structure;
 /// (`κ` the lines of the step) extrapolated from the backward differences of the lines'
 /// increments: of order about `κ − 1`, with no force evaluation.
 ///
-/// - **Order**: variable, 1 to 11 (the order `k` starts at `⌊1.5 − 0.6 log₁₀(rtol + atol)⌋`,
-///   between 2 and 10).
+/// - **Order**: variable, 2 to 12: a step is accepted at line `k − 1`, `k` or `k + 1`
+///   around the order `k` (2 to 11), which starts at `⌊1.5 − 0.6 log₁₀(rtol + atol)⌋`
+///   (between 2 and 10) and moves by one line a step at most.
 /// - **Stability**: the linearly implicit Euler method is L-stable, and its extrapolated
-///   values `Tⱼⱼ` are A(α)-stable with α close to 90° (Hairer–Wanner II, IV.9, Table 9.1):
-///   stiff components are damped at any step.
+///   values `Tⱼⱼ` are A(α)-stable with α close to 90°, their stability functions vanishing
+///   at infinity (Hairer–Wanner II, IV.9): stiff components are damped at any step.
 /// - **Cost** per line `j`: one factorisation of `I/hⱼ − J`, `nⱼ` force evaluations and
 ///   solves (one more of each for the stability check of lines 1 and 2, and one more
 ///   evaluation unless the forces are [autonomous](Seulex::assume_autonomous)); per step
