@@ -45,7 +45,8 @@ use crate::Structure;
 /// - each line proposes the step `Hⱼ = H · 0.93 · (0.6/errⱼ)^(1/j)` (between
 ///   `0.1^(1/j)/4` and `0.1^(−1/j)` times `H`), and the next order is the line of least
 ///   work per unit step `Aⱼ/Hⱼ` (with work `Aⱼ` counted as five evaluations per Jacobian,
-///   one per evaluation, factorisation and solve), moving by at most one line a step;
+///   one per evaluation, factorisation and solve), among the lines next to the last one
+///   computed;
 /// - the first linearly implicit Euler step of lines 1 and 2 is checked for stability: a
 ///   second solve, `θ = ‖(I/hⱼ − J)⁻¹(f(y₁) − Δ₀/hⱼ)‖ / max(1, ‖Δ₀‖)`, above 1 halves the
 ///   step; an extrapolation whose error grows from line to line, or a singular matrix,
@@ -66,7 +67,7 @@ use crate::Structure;
 ///
 /// - **Order**: variable, 2 to 12: a step is accepted at line `k − 1`, `k` or `k + 1`
 ///   around the order `k` (2 to 11), which starts at `⌊1.5 − 0.6 log₁₀(rtol + atol)⌋`
-///   (between 2 and 10) and moves by one line a step at most.
+///   (between 2 and 10) and then follows the least work per unit step.
 /// - **Stability**: the linearly implicit Euler method is L-stable, and its extrapolated
 ///   values `Tⱼⱼ` are A(α)-stable with α close to 90°, their stability functions vanishing
 ///   at infinity (Hairer–Wanner II, IV.9): stiff components are damped at any step.
