@@ -1,5 +1,5 @@
 //! `src/integrators/implicit/`: backward Euler, the trapezoidal and implicit midpoint rules,
-//! Newmark-β, Rosenbrock methods and Radau5.
+//! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
 
 mod backward_euler;
 mod lecture_methods;
