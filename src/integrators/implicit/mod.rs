@@ -9,7 +9,6 @@ mod newmark;
 mod newton;
 mod radau5;
 mod settings;
-mod seulex;
 mod trapezoid;
 mod with_jacobian;
 
@@ -18,7 +17,6 @@ pub use implicit_midpoint::ImplicitMidpoint;
 pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
 pub use radau5::{Radau5, Radau5Workspace};
-pub use seulex::{Seulex, SeulexWorkspace, StepSequence};
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
 
@@ -31,3 +29,8 @@ pub use rodas4::Rodas4;
 pub use rosenbrock::{Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
 mod ros3p;
 pub use ros3p::Ros3p;
+
+// SEULEX: the linearly implicit Euler method extrapolated, one Jacobian per step and one LU
+// per line of its table.
+mod seulex;
+pub use seulex::{Seulex, SeulexWorkspace, StepSequence};
