@@ -111,7 +111,7 @@ pub enum StepError {
         extent: f64,
     },
     /// A method that measures its iteration against the step's start
-    /// ([`Radau5`](crate::Radau5)) met a coordinate whose error scale is zero there: the
+    /// ([`Radau5`](crate::Radau5), [`Seulex`](crate::Seulex)) met a coordinate whose error scale is zero there: the
     /// coordinate is zero and its absolute tolerance is zero. Give it an absolute tolerance.
     ZeroScale {
         /// The coordinate.

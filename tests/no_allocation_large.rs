@@ -5,8 +5,8 @@
 //! the benchmarks' cases: a chain of masses stepped by RK4 and by Verlet, gravity between
 //! bodies stepped by Verlet (both [`Particles<DVec3>`]), and the heat equation stepped by
 //! banded backward Euler (finite differences, an analytic Jacobian, and [`WithJacobian`]);
-//! and that an adaptive run of Rodas4 or Radau5 on a `Vec<f64>` (finite-difference and
-//! banded Jacobians, an observer reading the dense output, an event) allocates only when
+//! and that an adaptive run of Rodas4, Radau5 or SEULEX on a `Vec<f64>` (finite-difference
+//! and banded Jacobians, an observer reading the dense output, an event) allocates only when
 //! its workspace is made, on the first run: a second run allocates nothing, whatever its
 //! number of steps.
 //!
@@ -504,6 +504,50 @@ fn adaptive_radau5_allocates_only_in_its_first_run() {
         assert_eq!(
             count, 0,
             "Radau5 ({structure:?}): {count} allocations in a run of {statistics:?}"
+        );
+    }
+}
+
+/// SEULEX under error control on a `Vec<f64>`: the first run makes the workspace (the
+/// extrapolation table, the increments kept for the dense output, the Jacobian and the
+/// factorisation, dense and then banded), and a second run of the same size, with an
+/// observer reading the dense output, allocates nothing, through steps of every order the
+/// controller picks, Jacobian reuse and refactorisations.
+#[test]
+fn adaptive_seulex_allocates_only_in_its_first_run() {
+    use timestep::Seulex;
+    let n = 40;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        heat_rate(u, scale, out);
+        for (o, u) in out.iter_mut().zip(u) {
+            *o += u * u;
+        }
+    });
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
+        let mut solver = Adaptive::new(Seulex::new().with_structure(structure))
+            .with_tolerances(Tolerances::new(1e-8, 1e-10));
+        let mut u = start.clone();
+        solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
+        let mut u = start.clone();
+        let mut probe = start.clone();
+        let mut observed = 0;
+        let before = ALLOCATIONS.with(Cell::get);
+        let statistics = solver
+            .solve_with(&mut u, &forces, 0.0, 0.5, |step| {
+                let middle = 0.5 * (step.start_time() + step.end_time());
+                step.state_at(middle, &mut probe);
+                observed += 1;
+            })
+            .unwrap();
+        let count = ALLOCATIONS.with(Cell::get) - before;
+        assert!(statistics.accepted > 5 && statistics.jacobians > 0 && observed > 5);
+        assert_eq!(
+            count, 0,
+            "SEULEX ({structure:?}): {count} allocations in a run of {statistics:?}"
         );
     }
 }

@@ -20,8 +20,9 @@ use num_traits::Float;
 /// step; a step whose error is too large is rejected and retried smaller. The method is
 /// any with error control: an embedded Runge–Kutta pair ([`Dopri5`](crate::Dopri5),
 /// [`Tsit5`](crate::Tsit5), [`Bs3`](crate::Bs3), [`Dop853`](crate::Dop853)), for stiff
-/// problems [`Radau5`](crate::Radau5) or a Rosenbrock method ([`Rodas4`](crate::Rodas4),
-/// [`Ros3p`](crate::Ros3p)), or one chosen by name ([`AdaptiveKind`](crate::AdaptiveKind)).
+/// problems [`Radau5`](crate::Radau5), [`Seulex`](crate::Seulex) or a Rosenbrock method
+/// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)), or one chosen by name
+/// ([`AdaptiveKind`](crate::AdaptiveKind)).
 ///
 /// - [`solve`](Adaptive::solve): the state from `t0` to `t1`, in place, nothing kept.
 /// - [`integrate`](Adaptive::integrate)`(…).solve()`: a [`Solution`](super::Solution)

@@ -2,7 +2,8 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Tsit5, Vern6, Vern7, Vern8, Vern9,
+    Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex, Tsit5, Vern6, Vern7,
+    Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
@@ -34,6 +35,7 @@ macro_rules! adaptive_methods {
         /// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too) |
         /// | `ros3p` | [`Ros3p`] |
         /// | `radau5` | [`Radau5`] with its settings |
+        /// | `seulex` | [`Seulex`] with its settings |
         ///
         /// ```
         /// use timestep::{Adaptive, AdaptiveKind, Tolerances};
@@ -306,6 +308,7 @@ adaptive_methods! {
     Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.into_adaptive();
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();
     Radau5(Radau5) = "radau5", Radau5::new();
+    Seulex(Seulex) = "seulex", Seulex::new();
 }
 
 /// A workspace or interpolant is made by its own method's kind.
@@ -316,12 +319,14 @@ fn mismatch() -> ! {
 
 impl AdaptiveKind {
     /// The same method told that the forces do not depend on time: a Rosenbrock method
-    /// then takes no `∂f/∂t` ([`Rosenbrock::assume_autonomous`]); the others need nothing.
+    /// then takes no `∂f/∂t` ([`Rosenbrock::assume_autonomous`]), SEULEX evaluates fewer
+    /// rates ([`Seulex::assume_autonomous`]); the others need nothing.
     #[must_use]
     pub fn assume_autonomous(self) -> Self {
         match self {
             AdaptiveKind::Rodas4(method) => AdaptiveKind::Rodas4(method.assume_autonomous()),
             AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.assume_autonomous()),
+            AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.assume_autonomous()),
             other => other,
         }
     }

@@ -20,7 +20,8 @@ pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLin
 pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Newmark,
     NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock, RosenbrockDense,
-    RosenbrockTableau, RosenbrockWorkspace, Trapezoid, WithJacobian,
+    RosenbrockTableau, RosenbrockWorkspace, Seulex, SeulexWorkspace, StepSequence, Trapezoid,
+    WithJacobian,
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};

@@ -29,3 +29,8 @@ pub use rodas4::Rodas4;
 pub use rosenbrock::{Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
 mod ros3p;
 pub use ros3p::Ros3p;
+
+// SEULEX: the linearly implicit Euler method extrapolated, one Jacobian per step and one LU
+// per line of its table.
+mod seulex;
+pub use seulex::{Seulex, SeulexWorkspace, StepSequence};

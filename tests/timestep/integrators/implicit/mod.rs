@@ -1,10 +1,11 @@
 //! `src/integrators/implicit/`: backward Euler, the trapezoidal and implicit midpoint rules,
-//! Newmark-β, Rosenbrock methods and Radau5.
+//! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
 
 mod backward_euler;
 mod lecture_methods;
 mod radau5;
 mod rodas4;
 mod rosenbrock;
+mod seulex;
 mod stiff;
 mod torsion_spring;
