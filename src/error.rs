@@ -145,6 +145,11 @@ pub enum StepError {
         /// Diagonals above the main one declared.
         upper: usize,
     },
+    /// A method for second-order problems (a Runge–Kutta–Nyström pair,
+    /// [`Dprkn6`](crate::Dprkn6)) was given a first-order state, which has no velocity part
+    /// to take its positions' rate from. Use a first-order method
+    /// ([`Dopri5`](crate::Dopri5)).
+    NotSecondOrder,
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -166,6 +171,7 @@ impl StepError {
                 | StepError::OutOfMemory { .. }
                 | StepError::BandTooNarrow { .. }
                 | StepError::TooManyUnknowns { .. }
+                | StepError::NotSecondOrder
         )
     }
 }
@@ -254,6 +260,10 @@ impl fmt::Display for StepError {
             StepError::BandTooNarrow { row, lower, upper } => write!(
                 f,
                 "the rate of unknown {row} depends on unknowns outside the declared band (lower {lower}, upper {upper}); widen it (Structure::chain gives a chain's band; a second-order state's unknowns are interleaved, each position beside its momentum) or use Structure::Dense"
+            ),
+            StepError::NotSecondOrder => write!(
+                f,
+                "a Runge–Kutta–Nyström method needs a second-order state (positions and momenta); this state has no velocity part: use a first-order method such as Dopri5"
             ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,

@@ -672,6 +672,7 @@ pub use integrators::{
     Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, Vern6, Vern7, Vern8,
     Vern9, WithJacobian, WithLinearPart,
 };
+pub use integrators::{Dprkn6, Nystrom, NystromPair};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use integrators::{Seulex, StepSequence};
 pub use linalg::{Jacobian, Structure};
@@ -682,6 +683,7 @@ pub use linalg::{Jacobian, Structure};
 /// probe states and, for implicit methods, matrices. They are made by
 /// [`Scheme::workspace`] and opaque otherwise.
 pub mod workspace {
+    pub use crate::integrators::NystromWorkspace;
     pub use crate::integrators::RosenbrockWorkspace;
     pub use crate::integrators::SeulexWorkspace;
     pub use crate::integrators::{

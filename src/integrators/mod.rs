@@ -7,6 +7,7 @@ mod exponential_euler;
 mod implicit;
 mod method;
 mod multistep;
+mod nystrom;
 pub(crate) mod partitioned;
 mod stepper;
 
@@ -25,6 +26,7 @@ pub use implicit::{
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};
+pub use nystrom::{Dprkn6, Nystrom, NystromPair, NystromWorkspace};
 pub use partitioned::{
     AdditiveDrift, Beeman, BeemanWorkspace, Coefficients, Compensated, CompensatedWorkspace,
     Composition, CompositionWorkspace, Leapfrog, PlainDrift, PositionVerlet,

@@ -8,5 +8,6 @@ mod first_order;
 mod implicit;
 mod lecture_methods;
 mod long_runs;
+mod nystrom;
 mod partitioned;
 mod reversibility;

@@ -1,0 +1,272 @@
+//! [`NystromPair`]: the coefficients of an embedded Runge–Kutta–Nyström pair, and
+//! [`Nystrom`], the [`AdaptiveMethod`] that steps any of them.
+//!
+//! A state of the crate keeps momenta, not velocities, and knows how to turn a momentum
+//! into a velocity ([`State::velocity_into`]), not the masses. A Nyström stage needs the
+//! position `x₀ + h (c v₀ + h Σⱼ aⱼ Fⱼ / m)`: the state kicked by `h Σⱼ aⱼ Fⱼ` moves at
+//! `v₀ + h Σⱼ aⱼ Fⱼ / m` (the velocity is linear in the momentum), so the stage is the state
+//! drifted by `h` times that velocity plus `(c − 1) v₀`, whatever the masses.
+
+use crate::control::{AdaptiveMethod, Controller, ErrorNorm, Statistics, ToleranceSet};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+
+/// The coefficients of an embedded Runge–Kutta–Nyström pair of `S` stages for
+/// `x'' = f(t, x)`:
+///
+/// ```text
+/// xᵢ = x₀ + cᵢ h v₀ + h² Σⱼ aᵢⱼ fⱼ        fᵢ = f(t + cᵢ h, xᵢ)
+/// x₁ = x₀ + h v₀ + h² Σᵢ bᵢ fᵢ,           v₁ = v₀ + h Σᵢ b'ᵢ fᵢ
+/// ```
+///
+/// with the error estimates `h² Σᵢ eᵢ fᵢ` (position) and `h Σᵢ e'ᵢ fᵢ` (velocity), the
+/// differences of the two members' weights, and the continuous extension
+/// `x(θ) = x₀ + θ h v₀ + (θ h)² Σᵢ bᵢ(θ) fᵢ`, `v(θ) = v₀ + θ h Σᵢ b'ᵢ(θ) fᵢ`, with
+/// polynomials of degree 4 in `θ`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NystromPair<const S: usize> {
+    /// The pair's name (`"dprkn6"`).
+    pub name: &'static str,
+    /// The order of the solution.
+    pub order: u32,
+    /// The order of the embedded member, which the error estimate measures.
+    pub embedded_order: u32,
+    /// The nodes `cᵢ`.
+    pub c: [f64; S],
+    /// The position coupling `aᵢⱼ` (lower triangular).
+    pub a: [[f64; S]; S],
+    /// The position weights `bᵢ`.
+    pub b: [f64; S],
+    /// The velocity weights `b'ᵢ`.
+    pub b_velocity: [f64; S],
+    /// The position error weights `eᵢ = bᵢ − b̂ᵢ`.
+    pub error: [f64; S],
+    /// The velocity error weights `e'ᵢ = b'ᵢ − b̂'ᵢ`.
+    pub error_velocity: [f64; S],
+    /// `bᵢ(θ) = Σₖ dense[i][k] θᵏ`.
+    pub dense: [[f64; 5]; S],
+    /// `b'ᵢ(θ) = Σₖ dense_velocity[i][k] θᵏ`.
+    pub dense_velocity: [[f64; 5]; S],
+    /// The step-size controller the pair is tuned for.
+    pub controller: Controller,
+}
+
+impl<const S: usize> NystromPair<S> {
+    /// Whether the last stage is the end's position (`c = 1` and the position weights as
+    /// its row), so that its force is the next step's first.
+    fn first_same_as_last(&self) -> bool {
+        self.c[S - 1] == 1.0 && self.a[S - 1] == self.b
+    }
+}
+
+/// An embedded [`NystromPair`] as the [`Adaptive`](crate::Adaptive) driver steps it.
+/// `Adaptive::new(Dprkn6)` steps a `Nystrom<6>`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Nystrom<const S: usize>(pub &'static NystromPair<S>);
+
+/// The buffers of a Nyström pair's run: one rate per stage (the velocity of the first, the
+/// force of each), a probe state and a rate for sums.
+#[derive(Clone, Debug)]
+pub struct NystromWorkspace<S: State, const N: usize> {
+    rates: [DerivativeOf<S>; N],
+    probe: S,
+    sum: DerivativeOf<S>,
+}
+
+/// `out ← Σⱼ wⱼ Fⱼ` over the stages' forces.
+fn force_sum<S: State>(weights: &[f64], rates: &[DerivativeOf<S>], out: &mut S::Force) {
+    out.set_zero();
+    for (&weight, rate) in weights.iter().zip(rates) {
+        if weight != 0.0 {
+            out.add_scaled_assign(&rate.force, S::Scalar::from_f64(weight));
+        }
+    }
+}
+
+/// `sum ← (c v₀ + v(p₀ + h Σⱼ wⱼ Fⱼ) − v₀, 0)`: the rate that drifts `state` over `h` to
+/// `x₀ + h (c v₀ + h Σⱼ wⱼ Fⱼ / m)`.
+#[allow(clippy::too_many_arguments)]
+fn position_rate<S: State>(
+    state: &S,
+    rates: &[DerivativeOf<S>],
+    weights: &[f64],
+    c: f64,
+    h: S::Scalar,
+    sum: &mut DerivativeOf<S>,
+    probe: &mut S,
+) {
+    sum.velocity.set_zero();
+    force_sum::<S>(weights, rates, &mut sum.force);
+    state.probe_into(sum, h, probe);
+    probe.velocity_into(&mut sum.velocity);
+    sum.velocity
+        .add_scaled_assign(&rates[0].velocity, S::Scalar::from_f64(c - 1.0));
+    sum.force.set_zero();
+}
+
+impl<const N: usize> NystromPair<N> {
+    /// The continuous extension at `theta` from the step's rates into `out`.
+    fn dense_from<S: State>(
+        &self,
+        rates: &[DerivativeOf<S>; N],
+        sum: &mut DerivativeOf<S>,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let at = |polynomial: &[f64; 5]| {
+            theta
+                * polynomial
+                    .iter()
+                    .rev()
+                    .fold(0.0, |value, &k| value * theta + k)
+        };
+        let position: [f64; N] = core::array::from_fn(|i| at(&self.dense[i]));
+        let velocity: [f64; N] = core::array::from_fn(|i| at(&self.dense_velocity[i]));
+        // x(θ) = x₀ + h θ v(p₀ + h θ Σ bᵢ(θ) Fᵢ), p(θ) = p₀ + h θ Σ b'ᵢ(θ) Fᵢ.
+        sum.velocity.set_zero();
+        force_sum::<S>(&position, rates, &mut sum.force);
+        start.probe_into(sum, h, out);
+        out.velocity_into(&mut sum.velocity);
+        sum.velocity.scale_assign(S::Scalar::from_f64(theta));
+        force_sum::<S>(&velocity, rates, &mut sum.force);
+        start.probe_into(sum, h, out);
+    }
+}
+
+impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
+    type Workspace = NystromWorkspace<S, N>;
+
+    fn workspace(&self, state: &S) -> NystromWorkspace<S, N> {
+        let zero = state.zero_rate();
+        NystromWorkspace {
+            rates: core::array::from_fn(|_| zero.clone()),
+            probe: state.clone(),
+            sum: zero,
+        }
+    }
+
+    fn error_order(&self) -> u32 {
+        self.0.order.min(self.0.embedded_order)
+    }
+
+    fn controller(&self) -> Controller {
+        self.0.controller
+    }
+
+    fn begin<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut NystromWorkspace<S, N>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        state.derivative_into(forces, t, &mut workspace.rates[0]);
+        statistics.evaluations += 1;
+    }
+
+    fn start_rate<'w>(&self, workspace: &'w NystromWorkspace<S, N>) -> &'w DerivativeOf<S> {
+        &workspace.rates[0]
+    }
+
+    /// # Errors
+    ///
+    /// [`StepError::NotSecondOrder`] for a state without a velocity part.
+    fn attempt<F: Forces<S> + ?Sized, T: ToleranceSet>(
+        &self,
+        workspace: &mut NystromWorkspace<S, N>,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        tolerances: &T,
+        end: &mut S,
+        statistics: &mut Statistics,
+    ) -> Result<f64, StepError> {
+        let NystromWorkspace { rates, probe, sum } = workspace;
+        if rates[0].velocity.dim() == 0 {
+            return Err(StepError::NotSecondOrder);
+        }
+        let pair = self.0;
+        for i in 1..N {
+            position_rate(
+                state,
+                &rates[..i],
+                &pair.a[i][..i],
+                pair.c[i],
+                h,
+                sum,
+                probe,
+            );
+            state.probe_into(sum, h, probe);
+            let stage_time = t + h * S::Scalar::from_f64(pair.c[i]);
+            probe.derivative_into(forces, stage_time, &mut rates[i]);
+        }
+        statistics.evaluations += (N - 1) as u64;
+        position_rate(state, &rates[..], &pair.b, 1.0, h, sum, probe);
+        force_sum::<S>(&pair.b_velocity, &rates[..], &mut sum.force);
+        state.probe_into(sum, h, end);
+        // The error in both parts, over `h`: the position's `h Σ eᵢ Fᵢ / m` as a velocity,
+        // the momentum's `Σ e'ᵢ Fᵢ` as a force.
+        position_rate(state, &rates[..], &pair.error, 0.0, h, sum, probe);
+        force_sum::<S>(&pair.error_velocity, &rates[..], &mut sum.force);
+        Ok(ErrorNorm::new(tolerances, state, end).norm(sum, h.to_f64()))
+    }
+
+    fn accept<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut NystromWorkspace<S, N>,
+        _start: &S,
+        end: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        _dense: bool,
+        statistics: &mut Statistics,
+    ) {
+        let last = &mut workspace.rates[N - 1];
+        if self.0.first_same_as_last() {
+            // The last stage's force is the end's (forces of the positions alone); the
+            // end's velocity comes from its momentum, which the stage did not have.
+            end.velocity_into(&mut last.velocity);
+        } else {
+            end.derivative_into(forces, t + h, last);
+            statistics.evaluations += 1;
+        }
+    }
+
+    fn dense(
+        &self,
+        workspace: &mut NystromWorkspace<S, N>,
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        self.0
+            .dense_from(&workspace.rates, &mut workspace.sum, start, h, theta, out);
+    }
+
+    type Interpolant = [DerivativeOf<S>; N];
+
+    fn interpolant(&self, workspace: &NystromWorkspace<S, N>) -> [DerivativeOf<S>; N] {
+        workspace.rates.clone()
+    }
+
+    fn interpolate(
+        &self,
+        rates: &[DerivativeOf<S>; N],
+        start: &S,
+        h: S::Scalar,
+        theta: f64,
+        out: &mut S,
+    ) {
+        let mut sum = rates[0].zero_like();
+        self.0.dense_from(rates, &mut sum, start, h, theta, out);
+    }
+
+    fn step_on(&self, workspace: &mut NystromWorkspace<S, N>) {
+        workspace.rates.swap(0, N - 1);
+    }
+}

@@ -1,0 +1,224 @@
+//! Runge–Kutta–Nyström pairs (`src/integrators/nystrom/`): the orders of the step, of the
+//! error estimate and of the continuous extension, measured on problems with closed forms;
+//! first same as last; error control, dense output and events through the driver; and the
+//! refusal of a first-order state.
+
+use glam::DVec2;
+use timestep::adaptive::Adaptive;
+use timestep::control::{AdaptiveMethod, IntoAdaptive, Statistics};
+use timestep::{AdaptiveError, Dprkn6, Particle, StepError, Tolerances};
+
+/// `x'' = −x` from `x = 1, v = 0`: `x = cos t`, `v = −sin t`.
+fn oscillator(p: &Particle<f64>, _t: f64) -> f64 {
+    -p.position()
+}
+
+/// Kepler's problem, `x'' = −x/|x|³`.
+fn gravity(p: &Particle<DVec2>, _t: f64) -> DVec2 {
+    -p.position() / p.position().length().powi(3)
+}
+
+/// Kepler's orbit of eccentricity 0.5 from perihelion: period 2π.
+fn planet() -> Particle<DVec2> {
+    Particle::new(1.0, DVec2::new(0.5, 0.0), DVec2::new(0.0, 3.0_f64.sqrt()))
+}
+
+/// `steps` steps of `h` by the pair's own attempt, accepted whatever their error.
+fn fixed_steps(steps: usize, h: f64) -> Particle<DVec2> {
+    let method = Dprkn6.into_adaptive();
+    let mut state = planet();
+    let mut end = state;
+    let mut workspace = AdaptiveMethod::<Particle<DVec2>>::workspace(&method, &state);
+    let mut statistics = Statistics::default();
+    let tolerances = Tolerances::default();
+    method.begin(&mut workspace, &state, &gravity, 0.0, &mut statistics);
+    for i in 0..steps {
+        let t = i as f64 * h;
+        method
+            .attempt(
+                &mut workspace,
+                &state,
+                &gravity,
+                t,
+                h,
+                &tolerances,
+                &mut end,
+                &mut statistics,
+            )
+            .unwrap();
+        method.accept(
+            &mut workspace,
+            &state,
+            &end,
+            &gravity,
+            t,
+            h,
+            false,
+            &mut statistics,
+        );
+        method.step_on(&mut workspace);
+        state = end;
+    }
+    // First same as last: five evaluations a step, and the start's.
+    assert_eq!(statistics.evaluations, 5 * steps as u64 + 1);
+    state
+}
+
+/// `log₂(e(h) / e(h/2))`.
+fn slope(coarse: f64, fine: f64) -> f64 {
+    (coarse / fine).log2()
+}
+
+/// Half a period of Kepler's orbit of eccentricity 0.5 in `n` fixed steps ends at
+/// aphelion, `x = (−1.5, 0)`, `v = (0, −1/√3)`: the error falls like `h⁶`.
+#[test]
+fn dprkn6_is_sixth_order_on_keplers_orbit() {
+    let half_period = std::f64::consts::PI;
+    let aphelion = (
+        DVec2::new(-1.5, 0.0),
+        DVec2::new(0.0, -1.0 / 3.0_f64.sqrt()),
+    );
+    let errors: Vec<f64> = [50, 100, 200, 400]
+        .iter()
+        .map(|&n| {
+            let end = fixed_steps(n, half_period / n as f64);
+            (end.position() - aphelion.0)
+                .length()
+                .max((end.velocity() - aphelion.1).length())
+        })
+        .collect();
+    for pair in errors.windows(2) {
+        let order = slope(pair[0], pair[1]);
+        assert!(
+            (5.7..6.4).contains(&order),
+            "order {order}: errors {errors:?}"
+        );
+    }
+}
+
+/// One step of `h` from the exact state at 0 of `x'' = −x`: the step's local error
+/// shrinks like `h⁷` and the continuous extension's at mid-step like `h⁷` (order 6), and its
+/// ends are the step's. On Kepler's orbit from perihelion the error estimate shrinks like
+/// `h⁵` (the embedded member's order 4; on the linear oscillator some of its terms vanish).
+#[test]
+fn dprkn6_estimate_and_dense_output_have_their_orders() {
+    let method = Dprkn6.into_adaptive();
+    let absolute = Tolerances::new(0.0, 1.0);
+    let one_step = |start: Particle<f64>, h: f64| {
+        let mut end = start;
+        let mut workspace = AdaptiveMethod::<Particle<f64>>::workspace(&method, &start);
+        let mut statistics = Statistics::default();
+        method.begin(&mut workspace, &start, &oscillator, 0.0, &mut statistics);
+        method
+            .attempt(
+                &mut workspace,
+                &start,
+                &oscillator,
+                0.0,
+                h,
+                &absolute,
+                &mut end,
+                &mut statistics,
+            )
+            .unwrap();
+        method.accept(
+            &mut workspace,
+            &start,
+            &end,
+            &oscillator,
+            0.0,
+            h,
+            true,
+            &mut statistics,
+        );
+        let mut middle = start;
+        method.dense(&mut workspace, &start, h, 0.5, &mut middle);
+        let mut at_end = start;
+        method.dense(&mut workspace, &start, h, 1.0, &mut at_end);
+        approx::assert_relative_eq!(at_end.position(), end.position(), max_relative = 1e-14);
+        approx::assert_relative_eq!(at_end.momentum(), end.momentum(), max_relative = 1e-14);
+        let local = (end.position() - h.cos())
+            .abs()
+            .max((end.velocity() + h.sin()).abs());
+        let dense = (middle.position() - (0.5 * h).cos())
+            .abs()
+            .max((middle.velocity() + (0.5 * h).sin()).abs());
+        (local, dense)
+    };
+    let start = Particle::new(1.0, 1.0, 0.0);
+    let (coarse, fine) = (one_step(start, 0.4), one_step(start, 0.2));
+    let local = slope(coarse.0, fine.0);
+    let dense = slope(coarse.1, fine.1);
+    assert!((6.6..7.6).contains(&local), "local error order {local}");
+    assert!((6.5..7.6).contains(&dense), "dense output order {dense}");
+
+    let estimate = |h: f64| {
+        let start = planet();
+        let mut end = start;
+        let mut workspace = AdaptiveMethod::<Particle<DVec2>>::workspace(&method, &start);
+        let mut statistics = Statistics::default();
+        method.begin(&mut workspace, &start, &gravity, 0.0, &mut statistics);
+        method
+            .attempt(
+                &mut workspace,
+                &start,
+                &gravity,
+                0.0,
+                h,
+                &absolute,
+                &mut end,
+                &mut statistics,
+            )
+            .unwrap()
+    };
+    let order = slope(estimate(0.1), estimate(0.05));
+    assert!((4.6..5.5).contains(&order), "estimate order {order}");
+}
+
+/// Under error control, one period of Kepler's orbit returns to the start within the
+/// tolerance, and the energy `v²/2 − 1/|x|` (−½) is kept to it; the dense output between
+/// steps is on the orbit too.
+#[test]
+fn dprkn6_under_error_control_closes_the_orbit() {
+    let period = 2.0 * std::f64::consts::PI;
+    for tolerance in [1e-6, 1e-9, 1e-12] {
+        let solution = Adaptive::new(Dprkn6)
+            .with_tolerances(Tolerances::new(tolerance, tolerance))
+            .integrate(&gravity, planet(), 0.0, period)
+            .solve()
+            .unwrap();
+        let end = solution.at(period).unwrap();
+        let error = (end.position() - planet().position()).length();
+        assert!(
+            error < 300.0 * tolerance,
+            "tolerance {tolerance:e}: error {error:e}"
+        );
+        for i in 1..50 {
+            let p = solution.at(period * i as f64 / 50.0).unwrap();
+            let energy: f64 = 0.5 * p.velocity().length_squared() - 1.0 / p.position().length();
+            assert!(
+                (energy + 0.5).abs() < 300.0 * tolerance,
+                "tolerance {tolerance:e}, sample {i}: energy {energy}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_first_order_state_is_refused() {
+    let mut y = 1.0_f64;
+    let error = Adaptive::new(Dprkn6)
+        .solve(&mut y, &|y: &f64, _t: f64| -y, 0.0, 1.0)
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            AdaptiveError::StepFailed {
+                cause: StepError::NotSecondOrder,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(y, 1.0);
+}
