@@ -276,7 +276,9 @@
 //! - **Accuracy to a tolerance, when the time scale varies** (an orbit fast at periapsis
 //!   and slow at apoapsis, a transient, a research result to 10⁻¹⁰):
 //!   [`Adaptive`] with [`Dopri5`] or [`Tsit5`] ([`Dop853`] for tolerances of
-//!   10⁻⁸ and tighter, [`Bs3`] for loose ones). Each step's error is estimated and the step follows the solution, so you
+//!   10⁻⁸ and tighter, [`Bs3`] for loose ones; for forces of the positions alone, as
+//!   gravitation, the Runge–Kutta–Nyström pair [`Dprkn6`], five evaluations a step for
+//!   sixth order). Each step's error is estimated and the step follows the solution, so you
 //!   set a tolerance instead of guessing `dt`; the dense output gives the state at any time,
 //!   and events locate where a function of the state crosses zero. Fixed steps stay right
 //!   for games (a frame is a frame), real-time budgets (a step's cost is known), and long

@@ -270,7 +270,11 @@ fn arenstorf(y: &[f64; 4], _t: f64) -> [f64; 4] {
 #[test]
 fn adaptive_runs_with_events() {
     let mut hash = Fnv::new();
-    for kind in AdaptiveKind::all() {
+    // First order: the Nyström pairs refuse it.
+    for kind in AdaptiveKind::all()
+        .into_iter()
+        .filter(|kind| !kind.needs_second_order())
+    {
         let mut y = [0.994, 0.0, 0.0, -2.001_585_106_379_082_5];
         let mut crossing = Event::new(|y: &[f64; 4], _t: f64| y[1]).direction(Direction::Either);
         let mut times = Vec::new();

@@ -2,8 +2,8 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bs3, Dop853, Dopri5, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex, Tsit5, Vern6, Vern7,
-    Vern8, Vern9,
+    Bs3, Dop853, Dopri5, Dprkn6, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex, Tsit5,
+    Vern6, Vern7, Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
@@ -36,13 +36,14 @@ macro_rules! adaptive_methods {
         /// | `ros3p` | [`Ros3p`] |
         /// | `radau5` | [`Radau5`] with its settings |
         /// | `seulex` | [`Seulex`] with its settings |
+        /// | `dprkn6` | [`Dprkn6`]: second-order states only ([`needs_second_order`](AdaptiveKind::needs_second_order)) |
         ///
         /// ```
         /// use timestep::{Adaptive, AdaptiveKind, Tolerances};
         ///
         /// // y′ = −y², y(0) = 1: y = 1/(1 + t).
         /// let f = |y: &f64, _t: f64| -y * y;
-        /// for kind in AdaptiveKind::all() {
+        /// for kind in AdaptiveKind::all().into_iter().filter(|kind| !kind.needs_second_order()) {
         ///     let mut y = 1.0_f64;
         ///     Adaptive::new(kind)
         ///         .with_tolerances(Tolerances::new(1e-8, 1e-8))
@@ -309,6 +310,7 @@ adaptive_methods! {
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();
     Radau5(Radau5) = "radau5", Radau5::new();
     Seulex(Seulex) = "seulex", Seulex::new();
+    Dprkn6(Nystrom<6>) = "dprkn6", Dprkn6.into_adaptive();
 }
 
 /// A workspace or interpolant is made by its own method's kind.
@@ -329,6 +331,27 @@ impl AdaptiveKind {
             AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.assume_autonomous()),
             other => other,
         }
+    }
+}
+
+impl AdaptiveKind {
+    /// Whether the method steps second-order states alone (positions and momenta, forces
+    /// of the positions): the Runge–Kutta–Nyström pairs. Given a first-order state, such a
+    /// method refuses it ([`StepError::NotSecondOrder`]).
+    ///
+    /// ```
+    /// use timestep::AdaptiveKind;
+    ///
+    /// let names: Vec<_> = AdaptiveKind::all()
+    ///     .into_iter()
+    ///     .filter(AdaptiveKind::needs_second_order)
+    ///     .map(|kind| kind.name())
+    ///     .collect();
+    /// assert_eq!(names, ["dprkn6"]);
+    /// ```
+    #[must_use]
+    pub fn needs_second_order(&self) -> bool {
+        matches!(self, AdaptiveKind::Dprkn6(_))
     }
 }
 

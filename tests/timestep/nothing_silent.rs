@@ -1576,7 +1576,11 @@ fn a_bouncing_ball_bounces_every_time_and_never_falls_through() {
     }
     assert!(exact[3] < 10.0 && exact[4] > 10.0);
     let gravity = |y: &[f64; 2], _t: f64| [y[1], -g];
-    for kind in AdaptiveKind::all() {
+    // The Nyström pairs bounce a `Particle` in `integrators::nystrom`.
+    for kind in AdaptiveKind::all()
+        .into_iter()
+        .filter(|kind| !kind.needs_second_order())
+    {
         let ground = Event::new(|y: &[f64; 2], _t: f64| y[0])
             .direction(Direction::Falling)
             .action(move |y: &mut [f64; 2], _t: f64| y[1] *= -restitution);

@@ -25,7 +25,11 @@ fn straight(kind: AdaptiveKind) -> ([f64; 2], Statistics) {
 
 #[test]
 fn every_adaptive_method_resumes_bit_for_bit() {
-    for kind in AdaptiveKind::all() {
+    // The Nyström pairs, for second-order states, are resumed in `integrators::nystrom`.
+    for kind in AdaptiveKind::all()
+        .into_iter()
+        .filter(|kind| !kind.needs_second_order())
+    {
         let (end, statistics) = straight(kind);
         // SEULEX, of order up to 11, takes fewer and longer steps than the others.
         let least = if kind.name() == "seulex" { 8 } else { 20 };

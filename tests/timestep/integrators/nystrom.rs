@@ -6,7 +6,7 @@
 use glam::DVec2;
 use timestep::adaptive::Adaptive;
 use timestep::control::{AdaptiveMethod, IntoAdaptive, Statistics};
-use timestep::{AdaptiveError, Dprkn6, Particle, StepError, Tolerances};
+use timestep::{AdaptiveError, AdaptiveKind, Dprkn6, Particle, StepError, Tolerances};
 
 /// `x'' = −x` from `x = 1, v = 0`: `x = cos t`, `v = −sin t`.
 fn oscillator(p: &Particle<f64>, _t: f64) -> f64 {
@@ -221,4 +221,83 @@ fn a_first_order_state_is_refused() {
         "{error:?}"
     );
     assert_eq!(y, 1.0);
+}
+
+/// `x'' = −x − 10 x³`: a hardening spring, whose energy `v²/2 + x²/2 + 5x⁴/2` is kept.
+fn duffing(p: &Particle<f64>, _t: f64) -> f64 {
+    let x = p.position();
+    -x - 10.0 * x * x * x
+}
+
+/// By name, a run saved at step k and resumed from the snapshot by another solver ends bit
+/// for bit where the uninterrupted run ends, and the energy is kept to the tolerance.
+#[test]
+fn dprkn6_by_name_resumes_bit_for_bit() {
+    let kind: AdaptiveKind = "dprkn6".parse().unwrap();
+    assert!(kind.needs_second_order());
+    let tolerances = Tolerances::new(1e-9, 1e-9);
+    let energy = |p: &Particle<f64>| {
+        let (x, v) = (p.position(), p.velocity());
+        0.5 * v * v + 0.5 * x * x + 2.5 * x.powi(4)
+    };
+    let mut straight = Particle::new(1.0, 1.0, 0.0);
+    let statistics = Adaptive::new(kind)
+        .with_tolerances(tolerances)
+        .solve(&mut straight, &duffing, 0.0, 10.0)
+        .unwrap();
+    assert!(statistics.accepted > 20, "{statistics:?}");
+    approx::assert_abs_diff_eq!(energy(&straight), 3.0, epsilon = 1e-7);
+    for k in [0, 1, 7, 20] {
+        let mut solver = Adaptive::new(kind).with_tolerances(tolerances);
+        let mut p = Particle::new(1.0, 1.0, 0.0);
+        let mut run = solver.start(&mut p, &duffing, 0.0, 10.0).unwrap();
+        for _ in 0..k {
+            run.step().unwrap();
+        }
+        let saved = run.snapshot();
+        let mut other = Adaptive::new(kind).with_tolerances(tolerances);
+        let mut q = Particle::new(1.0, 5.0, 5.0);
+        let mut resumed = other.resume(&saved, &mut q, &duffing).unwrap();
+        while resumed.step().unwrap() {}
+        assert_eq!(
+            resumed.state().position().to_bits(),
+            straight.position().to_bits()
+        );
+        assert_eq!(
+            resumed.state().momentum().to_bits(),
+            straight.momentum().to_bits()
+        );
+        assert_eq!(resumed.statistics(), statistics, "k = {k}");
+    }
+}
+
+/// A ball dropped from 10 m bounces on the floor (restitution 0.9): the event on the dense
+/// output finds each bounce at its closed-form time, `t₁ = √(2h/g)` and flights of
+/// `2 eᵏ g t₁ / g` after bounce `k`.
+#[test]
+fn dprkn6_bounces_a_ball_at_the_closed_form_times() {
+    use timestep::adaptive::{Direction, Event};
+    let (g, height, restitution): (f64, f64, f64) = (9.81, 10.0, 0.9);
+    let first = (2.0 * height / g).sqrt();
+    let mut exact = vec![first];
+    let mut speed = g * first;
+    while exact.len() < 4 {
+        speed *= restitution;
+        exact.push(exact.last().unwrap() + 2.0 * speed / g);
+    }
+    let weight = move |p: &Particle<f64>, _t: f64| -g * p.mass();
+    let ground = Event::new(|p: &Particle<f64>, _t: f64| p.position())
+        .direction(Direction::Falling)
+        .action(move |p: &mut Particle<f64>, _t: f64| p.set_velocity(-restitution * p.velocity()));
+    let solution = Adaptive::new(Dprkn6)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .integrate(&weight, Particle::new(2.0, height, 0.0), 0.0, 10.0)
+        .events(ground)
+        .solve()
+        .unwrap();
+    let bounces: Vec<f64> = solution.events.iter().map(|fired| fired.t).collect();
+    assert_eq!(bounces.len(), 4, "{bounces:?}");
+    for (found, expected) in bounces.iter().zip(&exact) {
+        approx::assert_abs_diff_eq!(*found, *expected, epsilon = 1e-8);
+    }
 }

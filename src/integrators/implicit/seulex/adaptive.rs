@@ -231,6 +231,16 @@ impl<S: State> AdaptiveMethod<S> for Seulex {
             Ok(Verdict::Accept(error)) => {
                 end.clone_from(state);
                 end.advance(&workspace.table[0], S::Scalar::one());
+                // An end that overflowed, which an error measured against the start's
+                // scale leaves unseen: retried shorter, as a step whose forces were not
+                // finite.
+                if end.coordinates_into(&mut workspace.coordinates)
+                    && !workspace.coordinates.is_finite()
+                {
+                    halve(&mut workspace.memory, h64);
+                    return Ok(f64::NAN);
+                }
+                let memory = &mut workspace.memory;
                 let factor = memory.accept(h64, self.table());
                 memory.asked = h64 * factor;
                 Ok(error)
