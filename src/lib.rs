@@ -674,7 +674,7 @@ pub use integrators::{
     Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, Vern6, Vern7, Vern8,
     Vern9, WithJacobian, WithLinearPart,
 };
-pub use integrators::{Dprkn6, Nystrom, NystromPair};
+pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use integrators::{Seulex, StepSequence};
 pub use linalg::{Jacobian, Structure};

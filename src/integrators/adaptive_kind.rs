@@ -2,8 +2,8 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bs3, Dop853, Dopri5, Dprkn6, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex, Tsit5,
-    Vern6, Vern7, Vern8, Vern9,
+    Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex,
+    Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
@@ -37,6 +37,7 @@ macro_rules! adaptive_methods {
         /// | `radau5` | [`Radau5`] with its settings |
         /// | `seulex` | [`Seulex`] with its settings |
         /// | `dprkn6` | [`Dprkn6`]: second-order states only ([`needs_second_order`](AdaptiveKind::needs_second_order)) |
+        /// | `dprkn12` | [`Dprkn12`]: second-order states only |
         ///
         /// ```
         /// use timestep::{Adaptive, AdaptiveKind, Tolerances};
@@ -311,6 +312,7 @@ adaptive_methods! {
     Radau5(Radau5) = "radau5", Radau5::new();
     Seulex(Seulex) = "seulex", Seulex::new();
     Dprkn6(Nystrom<6>) = "dprkn6", Dprkn6.into_adaptive();
+    Dprkn12(Nystrom<17>) = "dprkn12", Dprkn12.into_adaptive();
 }
 
 /// A workspace or interpolant is made by its own method's kind.
@@ -347,11 +349,11 @@ impl AdaptiveKind {
     ///     .filter(AdaptiveKind::needs_second_order)
     ///     .map(|kind| kind.name())
     ///     .collect();
-    /// assert_eq!(names, ["dprkn6"]);
+    /// assert_eq!(names, ["dprkn6", "dprkn12"]);
     /// ```
     #[must_use]
     pub fn needs_second_order(&self) -> bool {
-        matches!(self, AdaptiveKind::Dprkn6(_))
+        matches!(self, AdaptiveKind::Dprkn6(_) | AdaptiveKind::Dprkn12(_))
     }
 }
 

@@ -26,7 +26,7 @@ pub use implicit::{
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};
-pub use nystrom::{Dprkn6, Nystrom, NystromPair, NystromWorkspace};
+pub use nystrom::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair, NystromWorkspace};
 pub use partitioned::{
     AdditiveDrift, Beeman, BeemanWorkspace, Coefficients, Compensated, CompensatedWorkspace,
     Composition, CompositionWorkspace, Leapfrog, PlainDrift, PositionVerlet,

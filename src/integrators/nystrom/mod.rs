@@ -3,8 +3,10 @@
 //! A pair is data (a [`NystromPair`]: nodes, position coupling, weights, error weights and
 //! its continuous extension) driven by one shared attempt (`pair.rs`).
 
+mod dprkn12;
 mod dprkn6;
 mod pair;
 
 pub use dprkn6::Dprkn6;
-pub use pair::{Nystrom, NystromPair, NystromWorkspace};
+pub use dprkn12::Dprkn12;
+pub use pair::{Nystrom, NystromDense, NystromPair, NystromWorkspace};

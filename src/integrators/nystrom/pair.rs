@@ -9,6 +9,7 @@
 
 use crate::control::{AdaptiveMethod, Controller, ErrorNorm, Statistics, ToleranceSet};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use num_traits::One;
 
 /// The coefficients of an embedded Runge–Kutta–Nyström pair of `S` stages for
 /// `x'' = f(t, x)`:
@@ -19,9 +20,10 @@ use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 /// ```
 ///
 /// with the error estimates `h² Σᵢ eᵢ fᵢ` (position) and `h Σᵢ e'ᵢ fᵢ` (velocity), the
-/// differences of the two members' weights, and the continuous extension
-/// `x(θ) = x₀ + θ h v₀ + (θ h)² Σᵢ bᵢ(θ) fᵢ`, `v(θ) = v₀ + θ h Σᵢ b'ᵢ(θ) fᵢ`, with
-/// polynomials of degree 4 in `θ`.
+/// differences of the two members' weights, and a continuous extension: the pair's own
+/// ([`NystromDense`]) or, for a pair without one, Hermite's interpolation of the step's
+/// ends (quintic in the position from its values, velocities and accelerations, cubic in
+/// the momentum from its values and forces).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NystromPair<const S: usize> {
     /// The pair's name (`"dprkn6"`).
@@ -42,12 +44,21 @@ pub struct NystromPair<const S: usize> {
     pub error: [f64; S],
     /// The velocity error weights `e'ᵢ = b'ᵢ − b̂'ᵢ`.
     pub error_velocity: [f64; S],
-    /// `bᵢ(θ) = Σₖ dense[i][k] θᵏ`.
-    pub dense: [[f64; 5]; S],
-    /// `b'ᵢ(θ) = Σₖ dense_velocity[i][k] θᵏ`.
-    pub dense_velocity: [[f64; 5]; S],
+    /// The pair's own continuous extension, if it has one (then it must be first same as
+    /// last); otherwise the dense output is Hermite's.
+    pub dense: Option<NystromDense<S>>,
     /// The step-size controller the pair is tuned for.
     pub controller: Controller,
+}
+
+/// A Nyström pair's continuous extension, `x(θ) = x₀ + θ h v₀ + (θ h)² Σᵢ bᵢ(θ) fᵢ`,
+/// `v(θ) = v₀ + θ h Σᵢ b'ᵢ(θ) fᵢ`, with polynomials of degree 4 in `θ`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NystromDense<const S: usize> {
+    /// `bᵢ(θ) = Σₖ position[i][k] θᵏ`.
+    pub position: [[f64; 5]; S],
+    /// `b'ᵢ(θ) = Σₖ velocity[i][k] θᵏ`.
+    pub velocity: [[f64; 5]; S],
 }
 
 impl<const S: usize> NystromPair<S> {
@@ -64,12 +75,15 @@ impl<const S: usize> NystromPair<S> {
 pub struct Nystrom<const S: usize>(pub &'static NystromPair<S>);
 
 /// The buffers of a Nyström pair's run: one rate per stage (the velocity of the first, the
-/// force of each), a probe state and a rate for sums.
+/// force of each), the rate at the step's end (for a pair that is not first same as last),
+/// a probe state and two rates for sums.
 #[derive(Clone, Debug)]
 pub struct NystromWorkspace<S: State, const N: usize> {
     rates: [DerivativeOf<S>; N],
+    end_rate: DerivativeOf<S>,
     probe: S,
     sum: DerivativeOf<S>,
+    scratch: DerivativeOf<S>,
 }
 
 /// `out ← Σⱼ wⱼ Fⱼ` over the stages' forces.
@@ -104,16 +118,61 @@ fn position_rate<S: State>(
 }
 
 impl<const N: usize> NystromPair<N> {
-    /// The continuous extension at `theta` from the step's rates into `out`.
+    /// The continuous extension at `theta` of the step from `start` whose stage rates are
+    /// `rates` and whose end's rate is `end_rate` (the last stage's for a first same as
+    /// last pair), into `out`; `sum` and `scratch` are rate buffers.
+    #[allow(clippy::too_many_arguments)]
     fn dense_from<S: State>(
         &self,
         rates: &[DerivativeOf<S>; N],
-        sum: &mut DerivativeOf<S>,
+        end_rate: &DerivativeOf<S>,
+        [sum, scratch]: [&mut DerivativeOf<S>; 2],
         start: &S,
         h: S::Scalar,
         theta: f64,
         out: &mut S,
     ) {
+        let scalar = S::Scalar::from_f64;
+        let Some(dense) = &self.dense else {
+            // Hermite: x(θ) − x₀ = h (U h₃ + v₀ h₁ + v₁ h₄) + h² (a₀ h₂ + a₁ h₅), with
+            // `U = (x₁ − x₀)/h`, and the accelerations' part `h (v(p₀ + h (h₂ F₀ + h₅ F₁))
+            // − v₀)`; p(θ) − p₀ = h (P h₀₁ + F₀ h₁₀ + F₁ h₁₁), `P = (p₁ − p₀)/h`.
+            let t = theta;
+            let (t2, t3) = (t * t, t * t * t);
+            let (t4, t5) = (t3 * t, t3 * t2);
+            let v0_weight = t - 6.0 * t3 + 8.0 * t4 - 3.0 * t5;
+            let a0_weight = 0.5 * t2 - 1.5 * t3 + 1.5 * t4 - 0.5 * t5;
+            let x1_weight = 10.0 * t3 - 15.0 * t4 + 6.0 * t5;
+            let v1_weight = -4.0 * t3 + 7.0 * t4 - 3.0 * t5;
+            let a1_weight = 0.5 * t3 - t4 + 0.5 * t5;
+            position_rate(start, rates, &self.b, 1.0, h, scratch, out);
+            force_sum::<S>(&self.b_velocity, rates, &mut scratch.force);
+            scratch.velocity.scale_assign(scalar(x1_weight));
+            scratch
+                .velocity
+                .add_scaled_assign(&rates[0].velocity, scalar(v0_weight - 1.0));
+            scratch
+                .velocity
+                .add_scaled_assign(&end_rate.velocity, scalar(v1_weight));
+            sum.velocity.set_zero();
+            sum.force.assign(&rates[0].force);
+            sum.force.scale_assign(scalar(a0_weight));
+            sum.force
+                .add_scaled_assign(&end_rate.force, scalar(a1_weight));
+            start.probe_into(sum, h, out);
+            out.velocity_into(&mut sum.velocity);
+            sum.velocity
+                .add_scaled_assign(&scratch.velocity, S::Scalar::one());
+            sum.force.assign(&scratch.force);
+            sum.force.scale_assign(scalar(3.0 * t2 - 2.0 * t3));
+            sum.force
+                .add_scaled_assign(&rates[0].force, scalar(t - 2.0 * t2 + t3));
+            sum.force
+                .add_scaled_assign(&end_rate.force, scalar(t3 - t2));
+            start.probe_into(sum, h, out);
+            return;
+        };
+        let _ = scratch;
         let at = |polynomial: &[f64; 5]| {
             theta
                 * polynomial
@@ -121,16 +180,25 @@ impl<const N: usize> NystromPair<N> {
                     .rev()
                     .fold(0.0, |value, &k| value * theta + k)
         };
-        let position: [f64; N] = core::array::from_fn(|i| at(&self.dense[i]));
-        let velocity: [f64; N] = core::array::from_fn(|i| at(&self.dense_velocity[i]));
+        let position: [f64; N] = core::array::from_fn(|i| at(&dense.position[i]));
+        let velocity: [f64; N] = core::array::from_fn(|i| at(&dense.velocity[i]));
         // x(θ) = x₀ + h θ v(p₀ + h θ Σ bᵢ(θ) Fᵢ), p(θ) = p₀ + h θ Σ b'ᵢ(θ) Fᵢ.
         sum.velocity.set_zero();
         force_sum::<S>(&position, rates, &mut sum.force);
         start.probe_into(sum, h, out);
         out.velocity_into(&mut sum.velocity);
-        sum.velocity.scale_assign(S::Scalar::from_f64(theta));
+        sum.velocity.scale_assign(scalar(theta));
         force_sum::<S>(&velocity, rates, &mut sum.force);
         start.probe_into(sum, h, out);
+    }
+
+    /// The rate at the step's end, after [`accept`](AdaptiveMethod::accept).
+    fn end_rate<'r, D>(&self, rates: &'r [D; N], end_rate: &'r D) -> &'r D {
+        if self.first_same_as_last() {
+            &rates[N - 1]
+        } else {
+            end_rate
+        }
     }
 }
 
@@ -141,8 +209,10 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
         let zero = state.zero_rate();
         NystromWorkspace {
             rates: core::array::from_fn(|_| zero.clone()),
+            end_rate: zero.clone(),
             probe: state.clone(),
-            sum: zero,
+            sum: zero.clone(),
+            scratch: zero,
         }
     }
 
@@ -184,7 +254,9 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
         end: &mut S,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
-        let NystromWorkspace { rates, probe, sum } = workspace;
+        let NystromWorkspace {
+            rates, probe, sum, ..
+        } = workspace;
         if rates[0].velocity.dim() == 0 {
             return Err(StepError::NotSecondOrder);
         }
@@ -225,13 +297,12 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
         _dense: bool,
         statistics: &mut Statistics,
     ) {
-        let last = &mut workspace.rates[N - 1];
         if self.0.first_same_as_last() {
             // The last stage's force is the end's (forces of the positions alone); the
             // end's velocity comes from its momentum, which the stage did not have.
-            end.velocity_into(&mut last.velocity);
+            end.velocity_into(&mut workspace.rates[N - 1].velocity);
         } else {
-            end.derivative_into(forces, t + h, last);
+            end.derivative_into(forces, t + h, &mut workspace.end_rate);
             statistics.evaluations += 1;
         }
     }
@@ -244,29 +315,51 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
         theta: f64,
         out: &mut S,
     ) {
+        let NystromWorkspace {
+            rates,
+            end_rate,
+            sum,
+            scratch,
+            ..
+        } = workspace;
+        let end_rate = self.0.end_rate(rates, end_rate);
         self.0
-            .dense_from(&workspace.rates, &mut workspace.sum, start, h, theta, out);
+            .dense_from(rates, end_rate, [sum, scratch], start, h, theta, out);
     }
 
-    type Interpolant = [DerivativeOf<S>; N];
+    /// The stage rates and the end's rate.
+    type Interpolant = ([DerivativeOf<S>; N], DerivativeOf<S>);
 
-    fn interpolant(&self, workspace: &NystromWorkspace<S, N>) -> [DerivativeOf<S>; N] {
-        workspace.rates.clone()
+    fn interpolant(&self, workspace: &NystromWorkspace<S, N>) -> Self::Interpolant {
+        (workspace.rates.clone(), workspace.end_rate.clone())
     }
 
     fn interpolate(
         &self,
-        rates: &[DerivativeOf<S>; N],
+        (rates, end_rate): &Self::Interpolant,
         start: &S,
         h: S::Scalar,
         theta: f64,
         out: &mut S,
     ) {
-        let mut sum = rates[0].zero_like();
-        self.0.dense_from(rates, &mut sum, start, h, theta, out);
+        let (mut sum, mut scratch) = (rates[0].zero_like(), rates[0].zero_like());
+        let end_rate = self.0.end_rate(rates, end_rate);
+        self.0.dense_from(
+            rates,
+            end_rate,
+            [&mut sum, &mut scratch],
+            start,
+            h,
+            theta,
+            out,
+        );
     }
 
     fn step_on(&self, workspace: &mut NystromWorkspace<S, N>) {
-        workspace.rates.swap(0, N - 1);
+        if self.0.first_same_as_last() {
+            workspace.rates.swap(0, N - 1);
+        } else {
+            core::mem::swap(&mut workspace.rates[0], &mut workspace.end_rate);
+        }
     }
 }

@@ -138,7 +138,7 @@ fn dense_output_has_its_pair_s_order() {
             "dop853" => (7.0, [1.6, 0.8, 0.4]),
             "rodas4" | "ros3p" | "radau5" | "seulex" => continue,
             // A Nyström pair's is measured in `integrators::nystrom`, on a second-order state.
-            "dprkn6" => continue,
+            "dprkn6" | "dprkn12" => continue,
             // Verner's interpolants are measured in `integrators::explicit_rk::verner`, over
             // steps where their errors stay above rounding (and above their theory's order).
             "vern6" | "vern7" | "vern8" | "vern9" => continue,

@@ -6,7 +6,7 @@
 use glam::DVec2;
 use timestep::adaptive::Adaptive;
 use timestep::control::{AdaptiveMethod, IntoAdaptive, Statistics};
-use timestep::{AdaptiveError, AdaptiveKind, Dprkn6, Particle, StepError, Tolerances};
+use timestep::{AdaptiveError, AdaptiveKind, Dprkn6, Dprkn12, Particle, StepError, Tolerances};
 
 /// `x'' = −x` from `x = 1, v = 0`: `x = cos t`, `v = −sin t`.
 fn oscillator(p: &Particle<f64>, _t: f64) -> f64 {
@@ -23,9 +23,13 @@ fn planet() -> Particle<DVec2> {
     Particle::new(1.0, DVec2::new(0.5, 0.0), DVec2::new(0.0, 3.0_f64.sqrt()))
 }
 
-/// `steps` steps of `h` by the pair's own attempt, accepted whatever their error.
-fn fixed_steps(steps: usize, h: f64) -> Particle<DVec2> {
-    let method = Dprkn6.into_adaptive();
+/// `steps` steps of `h` by the pair's own attempt, accepted whatever their error, and
+/// the evaluations they took.
+fn fixed_steps_of<M: AdaptiveMethod<Particle<DVec2>>>(
+    method: M,
+    steps: usize,
+    h: f64,
+) -> (Particle<DVec2>, u64) {
     let mut state = planet();
     let mut end = state;
     let mut workspace = AdaptiveMethod::<Particle<DVec2>>::workspace(&method, &state);
@@ -59,8 +63,13 @@ fn fixed_steps(steps: usize, h: f64) -> Particle<DVec2> {
         method.step_on(&mut workspace);
         state = end;
     }
+    (state, statistics.evaluations)
+}
+
+fn fixed_steps(steps: usize, h: f64) -> Particle<DVec2> {
+    let (state, evaluations) = fixed_steps_of(Dprkn6.into_adaptive(), steps, h);
     // First same as last: five evaluations a step, and the start's.
-    assert_eq!(statistics.evaluations, 5 * steps as u64 + 1);
+    assert_eq!(evaluations, 5 * steps as u64 + 1);
     state
 }
 
@@ -232,42 +241,44 @@ fn duffing(p: &Particle<f64>, _t: f64) -> f64 {
 /// By name, a run saved at step k and resumed from the snapshot by another solver ends bit
 /// for bit where the uninterrupted run ends, and the energy is kept to the tolerance.
 #[test]
-fn dprkn6_by_name_resumes_bit_for_bit() {
-    let kind: AdaptiveKind = "dprkn6".parse().unwrap();
-    assert!(kind.needs_second_order());
-    let tolerances = Tolerances::new(1e-9, 1e-9);
-    let energy = |p: &Particle<f64>| {
-        let (x, v) = (p.position(), p.velocity());
-        0.5 * v * v + 0.5 * x * x + 2.5 * x.powi(4)
-    };
-    let mut straight = Particle::new(1.0, 1.0, 0.0);
-    let statistics = Adaptive::new(kind)
-        .with_tolerances(tolerances)
-        .solve(&mut straight, &duffing, 0.0, 10.0)
-        .unwrap();
-    assert!(statistics.accepted > 20, "{statistics:?}");
-    approx::assert_abs_diff_eq!(energy(&straight), 3.0, epsilon = 1e-7);
-    for k in [0, 1, 7, 20] {
-        let mut solver = Adaptive::new(kind).with_tolerances(tolerances);
-        let mut p = Particle::new(1.0, 1.0, 0.0);
-        let mut run = solver.start(&mut p, &duffing, 0.0, 10.0).unwrap();
-        for _ in 0..k {
-            run.step().unwrap();
+fn nystrom_pairs_by_name_resume_bit_for_bit() {
+    for name in ["dprkn6", "dprkn12"] {
+        let kind: AdaptiveKind = name.parse().unwrap();
+        assert!(kind.needs_second_order());
+        let tolerances = Tolerances::new(1e-9, 1e-9);
+        let energy = |p: &Particle<f64>| {
+            let (x, v) = (p.position(), p.velocity());
+            0.5 * v * v + 0.5 * x * x + 2.5 * x.powi(4)
+        };
+        let mut straight = Particle::new(1.0, 1.0, 0.0);
+        let statistics = Adaptive::new(kind)
+            .with_tolerances(tolerances)
+            .solve(&mut straight, &duffing, 0.0, 10.0)
+            .unwrap();
+        assert!(statistics.accepted > 20, "{name}: {statistics:?}");
+        approx::assert_abs_diff_eq!(energy(&straight), 3.0, epsilon = 1e-7);
+        for k in [0, 1, 7, 20] {
+            let mut solver = Adaptive::new(kind).with_tolerances(tolerances);
+            let mut p = Particle::new(1.0, 1.0, 0.0);
+            let mut run = solver.start(&mut p, &duffing, 0.0, 10.0).unwrap();
+            for _ in 0..k {
+                run.step().unwrap();
+            }
+            let saved = run.snapshot();
+            let mut other = Adaptive::new(kind).with_tolerances(tolerances);
+            let mut q = Particle::new(1.0, 5.0, 5.0);
+            let mut resumed = other.resume(&saved, &mut q, &duffing).unwrap();
+            while resumed.step().unwrap() {}
+            assert_eq!(
+                resumed.state().position().to_bits(),
+                straight.position().to_bits()
+            );
+            assert_eq!(
+                resumed.state().momentum().to_bits(),
+                straight.momentum().to_bits()
+            );
+            assert_eq!(resumed.statistics(), statistics, "{name}, k = {k}");
         }
-        let saved = run.snapshot();
-        let mut other = Adaptive::new(kind).with_tolerances(tolerances);
-        let mut q = Particle::new(1.0, 5.0, 5.0);
-        let mut resumed = other.resume(&saved, &mut q, &duffing).unwrap();
-        while resumed.step().unwrap() {}
-        assert_eq!(
-            resumed.state().position().to_bits(),
-            straight.position().to_bits()
-        );
-        assert_eq!(
-            resumed.state().momentum().to_bits(),
-            straight.momentum().to_bits()
-        );
-        assert_eq!(resumed.statistics(), statistics, "k = {k}");
     }
 }
 
@@ -300,4 +311,99 @@ fn dprkn6_bounces_a_ball_at_the_closed_form_times() {
     for (found, expected) in bounces.iter().zip(&exact) {
         approx::assert_abs_diff_eq!(*found, *expected, epsilon = 1e-8);
     }
+}
+
+/// DPRKN12 on the half orbit: the error falls like `h¹²` (16 to 24 steps, where it stays
+/// above rounding), with 17 evaluations a step.
+#[test]
+fn dprkn12_is_twelfth_order_on_keplers_orbit() {
+    let half_period = std::f64::consts::PI;
+    let aphelion = (
+        DVec2::new(-1.5, 0.0),
+        DVec2::new(0.0, -1.0 / 3.0_f64.sqrt()),
+    );
+    let runs: Vec<(f64, f64)> = [16, 20, 24]
+        .iter()
+        .map(|&n| {
+            let (end, evaluations) =
+                fixed_steps_of(Dprkn12.into_adaptive(), n, half_period / n as f64);
+            assert_eq!(evaluations, 17 * n as u64 + 1);
+            let error = (end.position() - aphelion.0)
+                .length()
+                .max((end.velocity() - aphelion.1).length());
+            (n as f64, error)
+        })
+        .collect();
+    for pair in runs.windows(2) {
+        let order = (pair[0].1 / pair[1].1).ln() / (pair[1].0 / pair[0].0).ln();
+        assert!((11.3..13.0).contains(&order), "order {order}: {runs:?}");
+    }
+}
+
+/// DPRKN12's error estimate shrinks like `h¹¹` (its embedded member's order 10) on one step
+/// of Kepler's orbit from perihelion; its Hermite dense output meets the step's ends and
+/// errs at mid-step like `h⁶` on the oscillator (quintic in the position).
+#[test]
+fn dprkn12_estimate_and_hermite_dense_output() {
+    let method = Dprkn12.into_adaptive();
+    let absolute = Tolerances::new(0.0, 1.0);
+    let estimate = |h: f64| {
+        let start = planet();
+        let mut end = start;
+        let mut workspace = AdaptiveMethod::<Particle<DVec2>>::workspace(&method, &start);
+        let mut statistics = Statistics::default();
+        method.begin(&mut workspace, &start, &gravity, 0.0, &mut statistics);
+        method
+            .attempt(
+                &mut workspace,
+                &start,
+                &gravity,
+                0.0,
+                h,
+                &absolute,
+                &mut end,
+                &mut statistics,
+            )
+            .unwrap()
+    };
+    let order = slope(estimate(0.2), estimate(0.1));
+    assert!((10.4..11.6).contains(&order), "estimate order {order}");
+
+    let dense = |h: f64| {
+        let start = Particle::new(1.0, 1.0, 0.0);
+        let mut end = start;
+        let mut workspace = AdaptiveMethod::<Particle<f64>>::workspace(&method, &start);
+        let mut statistics = Statistics::default();
+        method.begin(&mut workspace, &start, &oscillator, 0.0, &mut statistics);
+        method
+            .attempt(
+                &mut workspace,
+                &start,
+                &oscillator,
+                0.0,
+                h,
+                &absolute,
+                &mut end,
+                &mut statistics,
+            )
+            .unwrap();
+        method.accept(
+            &mut workspace,
+            &start,
+            &end,
+            &oscillator,
+            0.0,
+            h,
+            true,
+            &mut statistics,
+        );
+        let (mut middle, mut at_end) = (start, start);
+        method.dense(&mut workspace, &start, h, 0.5, &mut middle);
+        method.dense(&mut workspace, &start, h, 1.0, &mut at_end);
+        approx::assert_relative_eq!(at_end.position(), end.position(), max_relative = 1e-14);
+        approx::assert_relative_eq!(at_end.momentum(), end.momentum(), max_relative = 1e-14);
+        (middle.position() - (0.5 * h).cos()).abs()
+    };
+    let order = slope(dense(0.4), dense(0.2));
+    assert!((5.5..6.6).contains(&order), "dense output order {order}");
 }
