@@ -25,10 +25,14 @@
 //! cargo bench --bench stiff_reference                       # the criterion medians
 //! STIFF_REF_REFERENCE= cargo bench --bench stiff_reference  # the references, printed
 //! STIFF_REF_SEARCH= cargo bench --bench stiff_reference     # the tolerance search
-//! STIFF_REF_RUN=vdp/radau5/1e-6 cargo bench --bench stiff_reference   # one run's counts
+//! STIFF_REF_RUN=vdp/radau5/k63 cargo bench --bench stiff_reference   # one run (rtol: a number, or k<rung>)
 //! ```
 //!
-//! With `STIFF_REF_PROFILE=<problem>/<method>/<rtol>` the binary runs that case once without
+//! `STIFF_REF_TIME=<problem>/<method>/<rtol>/<repeats>` times `repeats` runs one after the
+//! other and prints each (seconds), as the reference codes' drivers do, so that both sides
+//! can be timed alternately on a busy machine.
+//!
+//! With `STIFF_REF_PROFILE=<problem>/<method>/<rtol>` (`rtol` as for `STIFF_REF_RUN`) the binary runs that case once without
 //! criterion, for `valgrind --tool=callgrind --toggle-collect='stiff_reference::solve*'`
 //! (only the run is counted: the reference is not computed in this mode).
 
@@ -287,6 +291,14 @@ fn rung(k: i32) -> f64 {
     10f64.powf(-f64::from(k) / 8.0)
 }
 
+/// `rtol` from the command line: a number, or `k<N>` for the rung `N` ([`rung`]).
+fn parse_rtol(rtol: &str) -> f64 {
+    match rtol.strip_prefix('k') {
+        Some(k) => rung(k.parse().expect("k<rung>")),
+        None => rtol.parse().expect("rtol a number or k<rung>"),
+    }
+}
+
 /// For each problem, method and target, the loosest rung whose run and the next two tighter
 /// ones end within the target.
 fn search() {
@@ -375,7 +387,7 @@ fn main() {
             .collect::<Vec<_>>()
             .try_into()
             .expect("STIFF_REF_PROFILE=<problem>/<method>/<rtol>");
-        let (y, s) = run(problem, method, rtol.parse().expect("rtol a number"));
+        let (y, s) = run(problem, method, parse_rtol(rtol));
         black_box((y, s));
         return;
     }
@@ -385,9 +397,23 @@ fn main() {
             .collect::<Vec<_>>()
             .try_into()
             .expect("STIFF_REF_RUN=<problem>/<method>/<rtol>");
-        let (y, s) = run(problem, method, rtol.parse().expect("rtol a number"));
+        let (y, s) = run(problem, method, parse_rtol(rtol));
         let e = error(&y, &reference(problem));
         println!("{problem}/{method}/{rtol}: error {e:.3e} {}", counts(&s));
+        return;
+    }
+    if let Ok(case) = std::env::var("STIFF_REF_TIME") {
+        let [problem, method, rtol, repeats]: [&str; 4] = case
+            .split('/')
+            .collect::<Vec<_>>()
+            .try_into()
+            .expect("STIFF_REF_TIME=<problem>/<method>/<rtol>/<repeats>");
+        let rtol = parse_rtol(rtol);
+        for _ in 0..repeats.parse::<usize>().expect("repeats a number") {
+            let start = std::time::Instant::now();
+            black_box(run(problem, method, black_box(rtol)));
+            println!("time {:.6e}", start.elapsed().as_secs_f64());
+        }
         return;
     }
     if std::env::var("STIFF_REF_REFERENCE").is_ok() {
