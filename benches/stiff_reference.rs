@@ -25,16 +25,20 @@
 //! cargo bench --bench stiff_reference                       # the criterion medians
 //! STIFF_REF_REFERENCE= cargo bench --bench stiff_reference  # the references, printed
 //! STIFF_REF_SEARCH= cargo bench --bench stiff_reference     # the tolerance search
-//! STIFF_REF_RUN=vdp/radau5/k63 cargo bench --bench stiff_reference   # one run (rtol: a number, or k<rung>)
+//! STIFF_REF_RUN=vdp/radau5/k63 cargo bench --bench stiff_reference  # one run (rtol, or k<rung>)
 //! ```
 //!
 //! `STIFF_REF_TIME=<problem>/<method>/<rtol>/<repeats>` times `repeats` runs one after the
 //! other and prints each (seconds), as the reference codes' drivers do, so that both sides
 //! can be timed alternately on a busy machine.
 //!
-//! With `STIFF_REF_PROFILE=<problem>/<method>/<rtol>` (`rtol` as for `STIFF_REF_RUN`) the binary runs that case once without
-//! criterion, for `valgrind --tool=callgrind --toggle-collect='stiff_reference::solve*'`
-//! (only the run is counted: the reference is not computed in this mode).
+//! With `STIFF_REF_PROFILE=<problem>/<method>/<rtol>` (`rtol` as for `STIFF_REF_RUN`) the
+//! binary runs that case once without criterion, for `valgrind --tool=callgrind
+//! --toggle-collect='stiff_reference::solve*'` (only the run is counted: the reference is
+//! not computed in this mode).
+//!
+//! Every method runs with its default settings (Radau5's Newton tolerance is radau5.f's,
+//! not the 10⁻³ of the peers' `stiff` bench), as the reference codes do with theirs.
 
 use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
