@@ -7,11 +7,28 @@ use num_traits::{Float, Zero};
 /// Factors the `n × n` row-major matrix `a` in place as `P A = L U` (unit lower `L` below
 /// the diagonal, `U` on and above it); `pivots[k]` is the row swapped with row `k` at step
 /// `k`.
+///
+/// Up to four unknowns the size is passed on as a constant, so that the loops unroll (a
+/// third fewer instructions at two unknowns).
+#[inline]
 pub(super) fn factor<T: Entry>(
     a: &mut [T],
     pivots: &mut [usize],
     n: usize,
 ) -> Result<(), StepError> {
+    match n {
+        1 => factor_n(a, pivots, 1),
+        2 => factor_n(a, pivots, 2),
+        3 => factor_n(a, pivots, 3),
+        4 => factor_n(a, pivots, 4),
+        _ => factor_n(a, pivots, n),
+    }
+}
+
+/// [`factor`], inlined where `n` is a constant.
+#[inline(always)]
+fn factor_n<T: Entry>(a: &mut [T], pivots: &mut [usize], n: usize) -> Result<(), StepError> {
+    let (a, pivots) = (&mut a[..n * n], &mut pivots[..n]);
     for k in 0..n {
         let mut pivot_row = k;
         let mut largest = a[k * n + k].magnitude();
@@ -52,23 +69,67 @@ pub(super) fn factor<T: Entry>(
 }
 
 /// Solves `A x = b` from the factorisation of [`factor`], `b` in `rhs`, `x` out.
+///
+/// Up to four unknowns with the size a constant, so that the loops unroll and the bounds
+/// checks go: at two or three unknowns (Van der Pol, Robertson) the general loops cost
+/// three times decsol.f's `SOL` (BENCHMARKS.md, "Stiff solvers against the reference
+/// codes").
+#[inline]
 pub(super) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
-    for (k, &pivot) in pivots.iter().enumerate().take(n) {
-        rhs.swap(k, pivot);
+    match n {
+        0 => {}
+        1 => solve_fixed::<T, 1>(a, pivots, rhs),
+        2 => solve_fixed::<T, 2>(a, pivots, rhs),
+        3 => solve_fixed::<T, 3>(a, pivots, rhs),
+        4 => solve_fixed::<T, 4>(a, pivots, rhs),
+        _ => solve_general(a, pivots, n, rhs),
     }
-    for i in 0..n {
+}
+
+/// [`solve`] for `N` unknowns.
+#[inline(always)]
+fn solve_fixed<T: Entry, const N: usize>(a: &[T], pivots: &[usize], rhs: &mut [T]) {
+    let (a, pivots, rhs) = (&a[..N * N], &pivots[..N], &mut rhs[..N]);
+    for k in 0..N {
+        rhs.swap(k, pivots[k]);
+    }
+    for i in 1..N {
         let mut sum = rhs[i];
-        for (j, &l) in a[i * n..i * n + i].iter().enumerate() {
-            sum = sum - l * rhs[j];
+        for j in 0..i {
+            sum = sum - a[i * N + j] * rhs[j];
         }
         rhs[i] = sum;
     }
-    for i in (0..n).rev() {
-        let row = &a[i * n..(i + 1) * n];
+    for i in (0..N).rev() {
         let mut sum = rhs[i];
-        for j in i + 1..n {
-            sum = sum - row[j] * rhs[j];
+        for j in i + 1..N {
+            sum = sum - a[i * N + j] * rhs[j];
         }
-        rhs[i] = sum / row[i];
+        rhs[i] = sum / a[i * N + i];
+    }
+}
+
+/// [`solve`] for any number of unknowns, over rows and the solved part of `rhs` as zipped
+/// slices.
+fn solve_general<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
+    let (a, rhs) = (&a[..n * n], &mut rhs[..n]);
+    for (k, &pivot) in pivots[..n].iter().enumerate() {
+        rhs.swap(k, pivot);
+    }
+    for (i, row) in a.chunks_exact(n).enumerate().skip(1) {
+        let (solved, rest) = rhs.split_at_mut(i);
+        let sum = row[..i]
+            .iter()
+            .zip(solved.iter())
+            .fold(rest[0], |sum, (&l, &x)| sum - l * x);
+        rest[0] = sum;
+    }
+    for (i, row) in a.chunks_exact(n).enumerate().rev() {
+        let (head, solved) = rhs.split_at_mut(i + 1);
+        let sum = row[i + 1..]
+            .iter()
+            .zip(solved.iter())
+            .fold(head[i], |sum, (&u, &x)| sum - u * x);
+        head[i] = sum / row[i];
     }
 }
