@@ -90,8 +90,8 @@ pub(super) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]
 #[inline(always)]
 fn solve_fixed<T: Entry, const N: usize>(a: &[T], pivots: &[usize], rhs: &mut [T]) {
     let (a, pivots, rhs) = (&a[..N * N], &pivots[..N], &mut rhs[..N]);
-    for k in 0..N {
-        rhs.swap(k, pivots[k]);
+    for (k, &pivot) in pivots.iter().enumerate() {
+        rhs.swap(k, pivot);
     }
     for i in 1..N {
         let mut sum = rhs[i];
