@@ -44,8 +44,8 @@ pub struct NystromPair<const S: usize> {
     pub error: [f64; S],
     /// The velocity error weights `e'ᵢ = b'ᵢ − b̂'ᵢ`.
     pub error_velocity: [f64; S],
-    /// The pair's own continuous extension, if it has one (then it must be first same as
-    /// last); otherwise the dense output is Hermite's.
+    /// The pair's own continuous extension, if it has one; otherwise the dense output is
+    /// Hermite's.
     pub dense: Option<NystromDense<S>>,
     /// The step-size controller the pair is tuned for.
     pub controller: Controller,
