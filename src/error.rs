@@ -145,6 +145,21 @@ pub enum StepError {
         /// Diagonals above the main one declared.
         upper: usize,
     },
+    /// The Jacobian has entries outside the [sparse](crate::Structure::Sparse) pattern the
+    /// forces gave ([`Forces::jacobian_pattern`](crate::Forces::jacobian_pattern)): unknown
+    /// `row`'s rate moved, when every unknown was nudged, by more than the pattern's
+    /// entries predict. Checked on the first Jacobian a workspace makes, as a band is.
+    PatternTooSparse {
+        /// The unknown whose rate depends on unknowns outside the pattern.
+        row: usize,
+    },
+    /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
+    /// forces give no pattern ([`Forces::jacobian_pattern`](crate::Forces::jacobian_pattern)
+    /// returned `false`).
+    NoSparsityPattern,
+    /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
+    /// crate was built without the feature `sparse` that factors it.
+    SparseUnavailable,
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -165,6 +180,9 @@ impl StepError {
             StepError::DenseTooLarge { .. }
                 | StepError::OutOfMemory { .. }
                 | StepError::BandTooNarrow { .. }
+                | StepError::PatternTooSparse { .. }
+                | StepError::NoSparsityPattern
+                | StepError::SparseUnavailable
                 | StepError::TooManyUnknowns { .. }
         )
     }
@@ -254,6 +272,18 @@ impl fmt::Display for StepError {
             StepError::BandTooNarrow { row, lower, upper } => write!(
                 f,
                 "the rate of unknown {row} depends on unknowns outside the declared band (lower {lower}, upper {upper}); widen it (Structure::chain gives a chain's band; a second-order state's unknowns are interleaved, each position beside its momentum) or use Structure::Dense"
+            ),
+            StepError::PatternTooSparse { row } => write!(
+                f,
+                "the rate of unknown {row} depends on unknowns outside the sparsity pattern the forces gave (Forces::jacobian_pattern); add the missing entries"
+            ),
+            StepError::NoSparsityPattern => write!(
+                f,
+                "a sparse Jacobian needs its pattern: implement Forces::jacobian_pattern for the forces"
+            ),
+            StepError::SparseUnavailable => write!(
+                f,
+                "a sparse Jacobian needs the crate feature `sparse` (timestep built without it)"
             ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,

@@ -674,6 +674,8 @@ pub use integrators::{
 };
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use integrators::{Seulex, StepSequence};
+#[cfg(feature = "sparse")]
+pub use linalg::Pattern;
 pub use linalg::{Jacobian, Structure};
 
 /// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].
