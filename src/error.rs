@@ -146,7 +146,7 @@ pub enum StepError {
         upper: usize,
     },
     /// The Jacobian has entries outside the [sparse](crate::Structure::Sparse) pattern the
-    /// forces gave ([`Forces::jacobian_pattern`](crate::Forces::jacobian_pattern)): unknown
+    /// forces gave (`Forces::jacobian_pattern`): unknown
     /// `row`'s rate moved, when every unknown was nudged, by more than the pattern's
     /// entries predict. Checked on the first Jacobian a workspace makes, as a band is.
     PatternTooSparse {
@@ -154,7 +154,7 @@ pub enum StepError {
         row: usize,
     },
     /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
-    /// forces give no pattern ([`Forces::jacobian_pattern`](crate::Forces::jacobian_pattern)
+    /// forces give no pattern (`Forces::jacobian_pattern`
     /// returned `false`).
     NoSparsityPattern,
     /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
@@ -262,7 +262,7 @@ impl fmt::Display for StepError {
             ),
             StepError::DenseTooLarge { unknowns, limit } => write!(
                 f,
-                "a dense Jacobian of {unknowns} unknowns is refused (at most {limit}: it would take {} bytes and ⅔·{unknowns}³ operations per factorisation); declare its structure with Structure::Banded (Structure::chain for a chain of bodies)",
+                "a dense Jacobian of {unknowns} unknowns is refused (at most {limit}: it would take {} bytes and ⅔·{unknowns}³ operations per factorisation); declare its structure with Structure::Banded (Structure::chain for a chain of bodies) or, with the feature `sparse`, Structure::Sparse",
                 8 * (unknowns as u128) * (unknowns as u128)
             ),
             StepError::OutOfMemory { bytes } => write!(

@@ -22,11 +22,12 @@ use core::ops::{Index, IndexMut, Range};
 /// evaluations instead of `n` (columns far enough apart are perturbed together).
 ///
 /// A **sparse** Jacobian (feature `sparse`) has non-zeros only where the forces say,
-/// through [`Forces::jacobian_pattern`](crate::Forces::jacobian_pattern): a 2-D grid, a
+/// through `Forces::jacobian_pattern`: a 2-D grid, a
 /// network, any system of 10⁴–10⁶ unknowns whose couplings no narrow band holds. It is
 /// stored in compressed columns and factored by faer's sparse LU (a fill-reducing column
 /// order and its symbolic analysis made once, each refactorisation numeric only, in
-/// double precision); finite differences perturb together the columns that share no row
+/// double precision; faer picks its SIMD code by CPU, which the feature `deterministic`
+/// does not cover); finite differences perturb together the columns that share no row
 /// (a colouring of the pattern: 5 force evaluations for the 5-point stencil on a grid,
 /// however large). Its unknowns keep the state's own numbering (never interleaved). A
 /// pattern that misses some of the forces' dependences is refused by the first step that
@@ -64,7 +65,7 @@ pub enum Structure {
         upper: usize,
     },
     /// Non-zeros only at the entries the forces' pattern lists
-    /// ([`Forces::jacobian_pattern`](crate::Forces::jacobian_pattern)), and on the diagonal.
+    /// (`Forces::jacobian_pattern`), and on the diagonal.
     /// Needs the feature `sparse`.
     Sparse,
 }
