@@ -364,3 +364,20 @@ fn a_pattern_missing_an_entry_is_refused() {
         Err(StepError::NoSparsityPattern)
     );
 }
+
+/// Forces whose analytic Jacobian writes an entry outside their pattern are stopped by a
+/// panic naming it, as an entry outside a band is.
+#[test]
+#[should_panic(
+    expected = "Jacobian index (0, 1) is outside the 4 × 4 matrix or its sparsity pattern"
+)]
+fn writing_outside_the_pattern_panics() {
+    let mut forces = Heat::new(2);
+    forces.analytic = true;
+    forces.missing = true;
+    let mut u = rough_start(2);
+    // `(0, 1)` is missing from the pattern; the Jacobian writes it.
+    let _ = BackwardEuler::new()
+        .with_structure(Structure::Sparse)
+        .step(&mut u, &forces, 0.0, 1e-3);
+}
