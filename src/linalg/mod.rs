@@ -182,12 +182,21 @@ impl<T: Scalar> Matrix<T> {
             if !forces.jacobian_pattern(state, &mut pattern) {
                 return Err(StepError::NoSparsityPattern);
             }
-            let layout = Layout::new(self.dim, &pattern);
-            self.entries = Buffer::zeroed(layout.len())?;
-            let lu = SparseLu::new(&layout)?;
-            self.sparse = Some(alloc::boxed::Box::new(SparseParts { layout, lu }));
+            self.set_pattern(&pattern)?;
         }
         let _ = (forces, state);
+        Ok(())
+    }
+
+    /// Lays out a sparse matrix for `pattern` (and the diagonal), colours its columns and
+    /// makes its LU's symbolic analysis.
+    #[cfg(feature = "sparse")]
+    #[track_caller]
+    fn set_pattern(&mut self, pattern: &Pattern) -> Result<(), StepError> {
+        let layout = Layout::new(self.dim, pattern);
+        self.entries = Buffer::zeroed(layout.len())?;
+        let lu = SparseLu::new(&layout)?;
+        self.sparse = Some(alloc::boxed::Box::new(SparseParts { layout, lu }));
         Ok(())
     }
 
@@ -607,6 +616,14 @@ mod tests {
 
     fn solve(structure: Structure, n: usize, dense: &[f64], rhs: &[f64]) -> Option<Vec<f64>> {
         let mut matrix = Matrix::<f64>::new(structure, Order::Natural, n).unwrap();
+        #[cfg(feature = "sparse")]
+        if structure == Structure::Sparse {
+            let pattern = (0..n * n)
+                .filter(|k| dense[*k] != 0.0)
+                .map(|k| (k / n, k % n))
+                .collect();
+            matrix.set_pattern(&pattern).unwrap();
+        }
         {
             let mut jacobian = matrix.as_jacobian();
             for i in 0..n {
@@ -641,9 +658,14 @@ mod tests {
             ) else {
                 return Ok(());
             };
+            #[allow(unused_mut)]
+            let mut solutions = vec![by_band, by_dense];
+            // The sparse LU (of the band's pattern) too, when built.
+            #[cfg(feature = "sparse")]
+            solutions.extend(solve(Structure::Sparse, n, &dense, &rhs));
             // Each solution solves the system, to rounding relative to the size of the
             // terms summed (norm-wise backward stability; the matrix may be ill-conditioned).
-            for x in [&by_band, &by_dense] {
+            for x in &solutions {
                 let size = (0..n)
                     .map(|i| (0..n).map(|j| (dense[i * n + j] * x[j]).abs()).sum::<f64>())
                     .fold(1.0_f64, f64::max);
@@ -679,6 +701,37 @@ mod tests {
             let mut singular = Matrix::<f64>::new(structure, Order::Natural, 2).unwrap();
             singular.as_jacobian()[(0, 0)] = 1.0;
             assert_eq!(singular.factor(), Err(crate::StepError::SingularJacobian));
+        }
+    }
+
+    /// The sparse LU swaps rows as the others do. A singular matrix factors (faer takes a
+    /// zero pivot when its pattern has one: the diagonal is always in it) and solves to
+    /// non-finite numbers, which the methods report as a non-finite residual or error
+    /// estimate, where the dense and banded LU say `SingularJacobian`.
+    #[cfg(feature = "sparse")]
+    #[test]
+    fn sparse_pivoting_and_singularity() {
+        let full: super::Pattern = [(0, 0), (0, 1), (1, 0), (1, 1)].into_iter().collect();
+        let mut matrix = Matrix::<f64>::new(Structure::Sparse, Order::Natural, 2).unwrap();
+        matrix.set_pattern(&full).unwrap();
+        {
+            let mut j = matrix.as_jacobian();
+            j[(0, 1)] = 1.0;
+            j[(1, 0)] = 1.0;
+            j[(1, 1)] = 1.0;
+        }
+        matrix.factor().unwrap();
+        let mut x = [1.0, 2.0];
+        matrix.solve(&mut x);
+        assert_eq!(x, [1.0, 1.0]);
+        for pattern in [super::Pattern::new(), full] {
+            let mut singular = Matrix::<f64>::new(Structure::Sparse, Order::Natural, 2).unwrap();
+            singular.set_pattern(&pattern).unwrap();
+            singular.as_jacobian()[(0, 0)] = 1.0;
+            singular.factor().unwrap();
+            let mut x = [1.0, 2.0];
+            singular.solve(&mut x);
+            assert!(x.iter().any(|x| !x.is_finite()), "{x:?}");
         }
     }
 }

@@ -412,8 +412,10 @@ impl<E: ComplexField> SparseLu<E> {
     ///
     /// # Errors
     ///
-    /// [`StepError::SingularJacobian`] when no pivot is found in some column,
-    /// [`StepError::OutOfMemory`] when faer cannot grow its factors.
+    /// [`StepError::SingularJacobian`] when faer finds no entry to pivot on in some column
+    /// (which the diagonal, always stored, rules out in practice),
+    /// [`StepError::OutOfMemory`] when faer cannot grow its factors. A pivot that is zero
+    /// by its value is taken: the solves are then non-finite, which every method checks.
     pub(crate) fn factor(&mut self, layout: &Layout) -> Result<(), StepError> {
         let matrix = SparseColMatRef::new(layout.symbolic(), &self.values);
         let stack = MemStack::new(&mut self.scratch);
