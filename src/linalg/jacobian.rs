@@ -30,6 +30,9 @@ use core::ops::{Index, IndexMut, Range};
 /// does not cover); finite differences perturb together the columns that share no row
 /// (a colouring of the pattern: 5 force evaluations for the 5-point stencil on a grid,
 /// however large). Its unknowns keep the state's own numbering (never interleaved). A
+/// singular sparse matrix is not reported as
+/// [`SingularJacobian`](crate::StepError::SingularJacobian) (faer takes a zero pivot):
+/// its solves are non-finite, which the methods report as such. A
 /// pattern that misses some of the forces' dependences is refused by the first step that
 /// makes the Jacobian ([`StepError::PatternTooSparse`](crate::StepError::PatternTooSparse)),
 /// forces that give no pattern by the first step
