@@ -381,3 +381,18 @@ fn writing_outside_the_pattern_panics() {
         .with_structure(Structure::Sparse)
         .step(&mut u, &forces, 0.0, 1e-3);
 }
+
+/// A stepper that holds a sparse LU (faer's factors and scratch memory) can still be sent
+/// to and shared between threads, as one with a dense or banded matrix can.
+#[test]
+fn steppers_with_a_sparse_lu_are_send_and_sync() {
+    fn send_and_sync<T: Send + Sync>(_: &T) {}
+    let forces = Heat::new(3);
+    let mut u = rough_start(3);
+    let mut euler = Stepper::new(BackwardEuler::new().with_structure(Structure::Sparse));
+    euler.step(&mut u, &forces, 0.0, 1e-3).unwrap();
+    send_and_sync(&euler);
+    let mut radau = Stepper::new(Radau5::new().with_structure(Structure::Sparse));
+    radau.step(&mut u, &forces, 0.0, 1e-3).unwrap();
+    send_and_sync(&radau);
+}
