@@ -150,6 +150,21 @@ pub enum StepError {
     /// to take its positions' rate from. Use a first-order method
     /// ([`Dopri5`](crate::Dopri5)).
     NotSecondOrder,
+    /// The Jacobian has entries outside the [sparse](crate::Structure::Sparse) pattern the
+    /// forces gave (`Forces::jacobian_pattern`): unknown
+    /// `row`'s rate moved, when every unknown was nudged, by more than the pattern's
+    /// entries predict. Checked on the first Jacobian a workspace makes, as a band is.
+    PatternTooSparse {
+        /// The unknown whose rate depends on unknowns outside the pattern.
+        row: usize,
+    },
+    /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
+    /// forces give no pattern (`Forces::jacobian_pattern`
+    /// returned `false`).
+    NoSparsityPattern,
+    /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
+    /// crate was built without the feature `sparse` that factors it.
+    SparseUnavailable,
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -170,6 +185,9 @@ impl StepError {
             StepError::DenseTooLarge { .. }
                 | StepError::OutOfMemory { .. }
                 | StepError::BandTooNarrow { .. }
+                | StepError::PatternTooSparse { .. }
+                | StepError::NoSparsityPattern
+                | StepError::SparseUnavailable
                 | StepError::TooManyUnknowns { .. }
                 | StepError::NotSecondOrder
         )
@@ -250,7 +268,7 @@ impl fmt::Display for StepError {
             ),
             StepError::DenseTooLarge { unknowns, limit } => write!(
                 f,
-                "a dense Jacobian of {unknowns} unknowns is refused (at most {limit}: it would take {} bytes and ⅔·{unknowns}³ operations per factorisation); declare its structure with Structure::Banded (Structure::chain for a chain of bodies)",
+                "a dense Jacobian of {unknowns} unknowns is refused (at most {limit}: it would take {} bytes and ⅔·{unknowns}³ operations per factorisation); declare its structure with Structure::Banded (Structure::chain for a chain of bodies) or, with the feature `sparse`, Structure::Sparse",
                 8 * (unknowns as u128) * (unknowns as u128)
             ),
             StepError::OutOfMemory { bytes } => write!(
@@ -264,6 +282,18 @@ impl fmt::Display for StepError {
             StepError::NotSecondOrder => write!(
                 f,
                 "a Runge–Kutta–Nyström method needs a second-order state (positions and momenta); this state has no velocity part: use a first-order method such as Dopri5"
+            ),
+            StepError::PatternTooSparse { row } => write!(
+                f,
+                "the rate of unknown {row} depends on unknowns outside the sparsity pattern the forces gave (Forces::jacobian_pattern); add the missing entries"
+            ),
+            StepError::NoSparsityPattern => write!(
+                f,
+                "a sparse Jacobian needs its pattern: implement Forces::jacobian_pattern for the forces"
+            ),
+            StepError::SparseUnavailable => write!(
+                f,
+                "a sparse Jacobian needs the crate feature `sparse` (timestep built without it)"
             ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,

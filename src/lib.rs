@@ -301,7 +301,8 @@
 //!   `h|λ| ≈ 3.3`, its stability boundary, and [`Radau5`] then takes 44 times fewer steps.
 //!   A Rosenbrock
 //!   method makes one Jacobian (analytic through [`WithJacobian`], or finite differences,
-//!   dense or [banded](Structure::Banded)) and one LU per step, Radau5 a simplified Newton
+//!   dense, [banded](Structure::Banded) or, with the feature `sparse`,
+//!   [sparse](Structure::Sparse)) and one LU per step, Radau5 a simplified Newton
 //!   iteration on its three stages; both are stable for any stiffness. On Robertson's
 //!   kinetics to t = 40 Radau5 needs 532 force evaluations where Dormand–Prince, held to its
 //!   stability limit, needs 207 542; Van der Pol at μ = 1000, two periods at 10⁻⁶, takes
@@ -313,7 +314,10 @@
 //!   it pays with damping you did not ask for. With a [banded](Structure::Banded) Jacobian
 //!   it solves chains ([`Structure::chain`]) and 1-D grids of 10⁵ unknowns in `O(n)` per
 //!   Newton iteration (a dense Jacobian is refused beyond [`Structure::DENSE_LIMIT`]
-//!   unknowns, a band too narrow for the forces by the first step); forces
+//!   unknowns, a band too narrow for the forces by the first step), and with a
+//!   [sparse](Structure::Sparse) Jacobian (feature `sparse`) 2-D grids and networks of
+//!   10⁴–10⁶ unknowns, whose pattern the forces give
+//!   (`Forces::jacobian_pattern`); forces
 //!   that are linear with their Jacobian given (`with_linear_forces`: the heat equation,
 //!   linear springs) take one solve per step, as fast as the Thomas algorithm by hand. To keep
 //!   the oscillation instead, [`Trapezoid`] or [`ImplicitMidpoint`] (second order, stable for
@@ -624,6 +628,9 @@
 //!   (implies `std`; rayon allocates to schedule its work, the stepping itself does not).
 //! - `nalgebra`: nalgebra's vectors (0.34 or 0.35) as states: `SVector` (`Vector3<f64>`, …)
 //!   a [`SmallVector`], stepped by value; `DVector` a [`Vector`], stepped in place.
+//! - `sparse`: sparse Jacobians for every implicit method ([`Structure::Sparse`], the
+//!   `Pattern` forces give through `Forces::jacobian_pattern`), factored by faer's sparse
+//!   LU (implies `std`). Its LU picks its code by CPU: `deterministic` does not cover it.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
@@ -677,6 +684,8 @@ pub use integrators::{
 pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 pub use integrators::{Seulex, StepSequence};
+#[cfg(feature = "sparse")]
+pub use linalg::Pattern;
 pub use linalg::{Jacobian, Structure};
 
 /// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].

@@ -731,6 +731,49 @@ pub trait Forces<S: State> {
         false
     }
 
+    /// Writes which entries of the Jacobian `∂f/∂y` may be non-zero at `state` into
+    /// `pattern` (empty when called) and returns `true`, or returns `false` (the default:
+    /// no pattern is known). Implicit methods given a
+    /// [sparse](crate::Structure::Sparse) Jacobian ask for it once, on their first step,
+    /// and keep it: it must hold every entry of every later Jacobian. Entries are
+    /// `(row, column)` in the numbering of [`jacobian`](Forces::jacobian) (velocity
+    /// coordinates first, then force coordinates); the diagonal is always kept. A pattern
+    /// that misses a dependence is refused by the first step
+    /// ([`StepError::PatternTooSparse`](crate::StepError::PatternTooSparse)).
+    ///
+    /// ```
+    /// use timestep::{BackwardEuler, Forces, Integrator, Pattern, Structure};
+    ///
+    /// /// Diffusion on a ring of `n` cells: `yᵢ' = yᵢ₋₁ − 2 yᵢ + yᵢ₊₁`.
+    /// struct Ring;
+    /// impl Forces<Vec<f64>> for Ring {
+    ///     fn force(&self, y: &Vec<f64>, _t: f64) -> Vec<f64> {
+    ///         let n = y.len();
+    ///         (0..n).map(|i| y[(i + n - 1) % n] - 2.0 * y[i] + y[(i + 1) % n]).collect()
+    ///     }
+    ///     fn jacobian_pattern(&self, y: &Vec<f64>, pattern: &mut Pattern) -> bool {
+    ///         let n = y.len();
+    ///         for i in 0..n {
+    ///             pattern.extend([(i, (i + n - 1) % n), (i, i), (i, (i + 1) % n)]);
+    ///         }
+    ///         true
+    ///     }
+    /// }
+    ///
+    /// let mut y: Vec<f64> = (0..8).map(|i| f64::from(i)).collect();
+    /// let total: f64 = y.iter().sum();
+    /// BackwardEuler::new().with_structure(Structure::Sparse).step(&mut y, &Ring, 0.0, 0.5)?;
+    /// // Diffusion on a ring keeps the total.
+    /// assert!((y.iter().sum::<f64>() - total).abs() < 1e-9);
+    /// # Ok::<(), timestep::StepError>(())
+    /// ```
+    #[cfg(feature = "sparse")]
+    #[inline]
+    fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
+        let _ = (state, pattern);
+        false
+    }
+
     /// Writes the diagonal `λ` of a linear part `A = diag(λ)` of the state's derivative,
     /// `y' = A y + g(t, y)`, into `diagonal` and returns `true`, or returns `false` (the
     /// default: no linear part is known). Laid out as a [`Derivative`]: the velocity
@@ -903,6 +946,12 @@ impl<S: State, F: Forces<S>> Forces<S> for Positional<F> {
     #[inline]
     fn linear_part(&self, state: &S, t: S::Scalar, diagonal: &mut DerivativeOf<S>) -> bool {
         self.0.linear_part(state, t, diagonal)
+    }
+
+    #[cfg(feature = "sparse")]
+    #[inline]
+    fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
+        self.0.jacobian_pattern(state, pattern)
     }
 
     #[inline(always)]

@@ -551,3 +551,95 @@ fn adaptive_seulex_allocates_only_in_its_first_run() {
         );
     }
 }
+
+/// `u' = Δu + u²` on an `n × n` grid (5-point stencil, `u = 0` on the boundary), with its
+/// sparsity pattern.
+#[cfg(feature = "sparse")]
+struct Grid(usize);
+
+#[cfg(feature = "sparse")]
+impl Forces<Vec<f64>> for Grid {
+    fn force(&self, u: &Vec<f64>, t: f64) -> Vec<f64> {
+        let mut out = vec![0.0; u.len()];
+        self.force_into(u, t, &mut out);
+        out
+    }
+
+    fn force_into(&self, u: &Vec<f64>, _t: f64, out: &mut Vec<f64>) {
+        let n = self.0;
+        let scale = ((n + 1) * (n + 1)) as f64;
+        for k in 0..n * n {
+            let (i, j) = (k / n, k % n);
+            let at = |near: bool, a: usize| if near { u[a] } else { 0.0 };
+            let sum = at(i > 0, k.wrapping_sub(n))
+                + at(i + 1 < n, k + n)
+                + at(j > 0, k.wrapping_sub(1))
+                + at(j + 1 < n, k + 1);
+            out[k] = scale * (sum - 4.0 * u[k]) + u[k] * u[k];
+        }
+    }
+
+    fn jacobian_pattern(&self, u: &Vec<f64>, pattern: &mut timestep::Pattern) -> bool {
+        let n = self.0;
+        for k in 0..u.len() {
+            let (i, j) = (k / n, k % n);
+            pattern.insert(k, k);
+            for (near, column) in [
+                (i > 0, k.wrapping_sub(n)),
+                (i + 1 < n, k + n),
+                (j > 0, k.wrapping_sub(1)),
+                (j + 1 < n, k + 1),
+            ] {
+                if near {
+                    pattern.insert(k, column);
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Sparse Jacobians allocate only when the workspace is made: the pattern, its layout
+/// and colouring, the LU's symbolic analysis and buffers. Backward Euler and Rodas4 then
+/// step 20 times (Rodas4 makes and factors a Jacobian every step), and a second adaptive
+/// run of Radau5 (real and complex factorisations) allocates nothing.
+#[cfg(feature = "sparse")]
+#[test]
+fn sparse_jacobians_allocate_only_on_the_first_step() {
+    use timestep::Radau5;
+    use timestep::adaptive::Adaptive;
+    let n = 20;
+    let start: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let mut u = start.clone();
+    let count = allocations_after_first_step(
+        "sparse backward Euler",
+        &mut Stepper::new(BackwardEuler::new().with_structure(Structure::Sparse)),
+        &mut u,
+        &Grid(n),
+        1e-3,
+    );
+    assert_eq!(count, 0, "sparse backward Euler: {count} allocations");
+    let mut u = start.clone();
+    let count = allocations_after_first_step(
+        "sparse Rodas4",
+        &mut Stepper::new(Rodas4.with_structure(Structure::Sparse)),
+        &mut u,
+        &Grid(n),
+        1e-3,
+    );
+    assert_eq!(count, 0, "sparse Rodas4: {count} allocations");
+
+    let mut solver = Adaptive::new(Radau5::new().with_structure(Structure::Sparse))
+        .with_tolerances(Tolerances::new(1e-6, 1e-9));
+    let mut u = start.clone();
+    solver.solve(&mut u, &Grid(n), 0.0, 0.05).unwrap();
+    let mut u = start.clone();
+    let before = ALLOCATIONS.with(Cell::get);
+    let statistics = solver.solve(&mut u, &Grid(n), 0.0, 0.05).unwrap();
+    let count = ALLOCATIONS.with(Cell::get) - before;
+    assert!(statistics.accepted > 5 && statistics.jacobians > 0);
+    assert_eq!(
+        count, 0,
+        "sparse Radau5: {count} allocations in a run of {statistics:?}"
+    );
+}

@@ -168,6 +168,11 @@ where
         self.forces.jacobian(state, t, jacobian)
     }
 
+    #[cfg(feature = "sparse")]
+    fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
+        self.forces.jacobian_pattern(state, pattern)
+    }
+
     fn linear_part(&self, state: &S, t: S::Scalar, diagonal: &mut DerivativeOf<S>) -> bool {
         (self.linear_part)(state, t, diagonal);
         true

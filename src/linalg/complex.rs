@@ -3,6 +3,8 @@
 //! LU as real matrices.
 
 use super::{Buffer, Matrix, Order, banded, dense, reordered_solve, storage_len};
+#[cfg(feature = "sparse")]
+use super::{SparseLu, SparseParts};
 use crate::{Scalar, StepError, Structure};
 use core::ops::{Add, Div, Mul, Sub};
 
@@ -81,6 +83,9 @@ pub(crate) struct ComplexMatrix<T: Scalar> {
     entries: Buffer<Complex<T>, INLINE_MATRIX>,
     pivots: Buffer<usize>,
     reordered: Buffer<Complex<T>>,
+    /// A sparse matrix's layout and LU (in `c64`), made from the real Jacobian's.
+    #[cfg(feature = "sparse")]
+    sparse: Option<alloc::boxed::Box<SparseParts<faer::c64>>>,
 }
 
 impl<T: Scalar> ComplexMatrix<T> {
@@ -92,14 +97,18 @@ impl<T: Scalar> ComplexMatrix<T> {
     /// As [`Matrix::new`].
     pub(crate) fn new(structure: Structure, order: Order, dim: usize) -> Result<Self, StepError> {
         let (structure, len) = storage_len(structure, dim)?;
+        let sparse = structure == Structure::Sparse;
+        let order = if sparse { Order::Natural } else { order };
         let reordered = if order == Order::Natural { 0 } else { dim };
         Ok(ComplexMatrix {
             structure,
             order,
             dim,
             entries: Buffer::zeroed(len)?,
-            pivots: Buffer::zeroed(dim)?,
+            pivots: Buffer::zeroed(if sparse { 0 } else { dim })?,
             reordered: Buffer::zeroed(reordered)?,
+            #[cfg(feature = "sparse")]
+            sparse: None,
         })
     }
 
@@ -120,6 +129,31 @@ impl<T: Scalar> ComplexMatrix<T> {
             (self.dim, self.structure, self.order),
             (jacobian.dim, jacobian.structure, jacobian.order)
         );
+        #[cfg(feature = "sparse")]
+        if self.structure == Structure::Sparse {
+            let from = jacobian
+                .sparse
+                .as_ref()
+                .expect("a sparse Jacobian's layout");
+            if self.sparse.is_none() {
+                let layout = from.layout.clone();
+                let lu = SparseLu::like(&layout, &from.lu)?;
+                self.sparse = Some(alloc::boxed::Box::new(SparseParts { layout, lu }));
+            }
+            let parts = self.sparse.as_mut().expect("made above");
+            let scale = -scale.to_f64();
+            for (value, &j) in parts.lu.values.iter_mut().zip(jacobian.entries.iter()) {
+                if !j.is_finite() {
+                    return Err(StepError::NonFiniteJacobian);
+                }
+                *value = faer::c64::new(scale * j.to_f64(), 0.0);
+            }
+            let shift = faer::c64::new(shift.re.to_f64(), shift.im.to_f64());
+            for i in 0..self.dim {
+                parts.lu.values[parts.layout.diagonal(i)] += shift;
+            }
+            return parts.lu.factor(&parts.layout);
+        }
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
             *entry = Complex::new(-(scale * j), T::zero());
         }
@@ -128,6 +162,7 @@ impl<T: Scalar> ComplexMatrix<T> {
             let at = match self.structure {
                 Structure::Dense => i * n + i,
                 Structure::Banded { lower, upper } => banded::index(i, i, lower, upper),
+                Structure::Sparse => unreachable!("factored above"),
             };
             self.entries[at] = self.entries[at] + shift;
         }
@@ -136,18 +171,31 @@ impl<T: Scalar> ComplexMatrix<T> {
             Structure::Banded { lower, upper } => {
                 banded::factor(&mut self.entries, &mut self.pivots, n, lower, upper)
             }
+            Structure::Sparse => unreachable!("factored above"),
         }
     }
 
     /// Solves `A x = b` with the last factorisation, `b` in `rhs`, `x` out, both over the
     /// unknowns.
     pub(crate) fn solve(&mut self, rhs: &mut [Complex<T>]) {
+        #[cfg(feature = "sparse")]
+        if let Some(parts) = &mut self.sparse {
+            for (to, from) in parts.lu.rhs.iter_mut().zip(rhs.iter()) {
+                *to = faer::c64::new(from.re.to_f64(), from.im.to_f64());
+            }
+            parts.lu.solve();
+            for (to, from) in rhs.iter_mut().zip(parts.lu.rhs.iter()) {
+                *to = Complex::new(T::from_f64(from.re), T::from_f64(from.im));
+            }
+            return;
+        }
         let (structure, dim) = (self.structure, self.dim);
         let solve = |rhs: &mut [Complex<T>]| match structure {
             Structure::Dense => dense::solve(&self.entries, &self.pivots, dim, rhs),
             Structure::Banded { lower, upper } => {
                 banded::solve(&self.entries, &self.pivots, dim, lower, upper, rhs);
             }
+            Structure::Sparse => unreachable!("a sparse matrix solves through its LU"),
         };
         reordered_solve(self.order, &mut self.reordered, rhs, solve);
     }

@@ -1,5 +1,7 @@
 //! [`Jacobian`]: the matrix forces fill in, and its [`Structure`].
 
+#[cfg(feature = "sparse")]
+use super::sparse::Layout;
 use super::{Order, banded};
 use core::ops::{Index, IndexMut, Range};
 
@@ -18,6 +20,27 @@ use core::ops::{Index, IndexMut, Range};
 /// `O(n · lower · (lower + upper))` instead of `O(n³)`, its storage `O(n · (2·lower + upper))`
 /// instead of `O(n²)`, and finite differences estimate it with `lower + upper + 1` force
 /// evaluations instead of `n` (columns far enough apart are perturbed together).
+///
+/// A **sparse** Jacobian (feature `sparse`) has non-zeros only where the forces say,
+/// through `Forces::jacobian_pattern`: a 2-D grid, a
+/// network, any system of 10⁴–10⁶ unknowns whose couplings no narrow band holds. It is
+/// stored in compressed columns and factored by faer's sparse LU (a fill-reducing column
+/// order and its symbolic analysis made once, each refactorisation numeric only, in
+/// double precision; faer picks its SIMD code by CPU, which the feature `deterministic`
+/// does not cover); finite differences perturb together the columns that share no row
+/// (a colouring of the pattern: 5 force evaluations for the 5-point stencil on a grid,
+/// however large). Its unknowns keep the state's own numbering (never interleaved). A
+/// singular sparse matrix is not reported as
+/// [`SingularJacobian`](crate::StepError::SingularJacobian) (faer takes a zero pivot):
+/// its solves are non-finite, which the methods report as such. A
+/// pattern that misses some of the forces' dependences is refused by the first step that
+/// makes the Jacobian ([`StepError::PatternTooSparse`](crate::StepError::PatternTooSparse)),
+/// forces that give no pattern by the first step
+/// ([`StepError::NoSparsityPattern`](crate::StepError::NoSparsityPattern)), and without the
+/// feature `sparse` every implicit method refuses it
+/// ([`StepError::SparseUnavailable`](crate::StepError::SparseUnavailable)): the variant is
+/// there in every build, so that matching on it or reading saved settings never depends
+/// on another crate's choice of features.
 ///
 /// ```
 /// use timestep::Structure;
@@ -44,6 +67,10 @@ pub enum Structure {
         /// Diagonals above the main one.
         upper: usize,
     },
+    /// Non-zeros only at the entries the forces' pattern lists
+    /// (`Forces::jacobian_pattern`), and on the diagonal.
+    /// Needs the feature `sparse`.
+    Sparse,
 }
 
 impl Structure {
@@ -102,12 +129,13 @@ impl Structure {
     }
 
     /// The number of diagonals that may be non-zero, `lower + upper + 1` (`usize::MAX` when
-    /// dense): how many force evaluations finite differences need.
+    /// dense or sparse): how many force evaluations finite differences need at most
+    /// (a sparse pattern's colouring decides its own).
     #[inline]
     #[must_use]
     pub fn bandwidth(self) -> usize {
         match self {
-            Structure::Dense => usize::MAX,
+            Structure::Dense | Structure::Sparse => usize::MAX,
             Structure::Banded { lower, upper } => lower.saturating_add(upper).saturating_add(1),
         }
     }
@@ -117,6 +145,7 @@ impl Structure {
     pub(crate) fn for_dim(self, dim: usize) -> Self {
         match self {
             Structure::Banded { lower, upper } if lower < dim && upper < dim => self,
+            Structure::Sparse => self,
             _ => Structure::Dense,
         }
     }
@@ -125,7 +154,8 @@ impl Structure {
     #[inline]
     pub(crate) fn rows_of_column(self, j: usize, dim: usize) -> Range<usize> {
         match self {
-            Structure::Dense => 0..dim,
+            // A sparse matrix lists its own (`Layout`).
+            Structure::Dense | Structure::Sparse => 0..dim,
             Structure::Banded { lower, upper } => j.saturating_sub(upper)..(j + lower + 1).min(dim),
         }
     }
@@ -134,7 +164,7 @@ impl Structure {
     #[inline]
     pub(crate) fn columns_of_row(self, i: usize, dim: usize) -> Range<usize> {
         match self {
-            Structure::Dense => 0..dim,
+            Structure::Dense | Structure::Sparse => 0..dim,
             Structure::Banded { lower, upper } => i.saturating_sub(lower)..(i + upper + 1).min(dim),
         }
     }
@@ -148,8 +178,10 @@ impl Structure {
 /// [`Particle`](crate::Particle) on a line, index 0 is the position (row: its rate, the
 /// velocity) and index 1 the momentum (row: its rate, the force). For a first-order system
 /// (`Vec<f64>`, arrays) index `i` is `yᵢ`. Every entry starts at 0. When the implicit method
-/// was told the Jacobian is [banded](Structure::Banded), only entries inside the band exist:
-/// indexing outside it panics ([`contains`](Jacobian::contains) says which exist).
+/// was told the Jacobian is [banded](Structure::Banded), only entries inside the band exist,
+/// and when [sparse](Structure::Sparse) only the entries of the forces' pattern and the
+/// diagonal: indexing outside them panics ([`contains`](Jacobian::contains) says which
+/// exist).
 ///
 /// # Example
 ///
@@ -168,6 +200,8 @@ pub struct Jacobian<'a, T> {
     dim: usize,
     structure: Structure,
     order: Order,
+    #[cfg(feature = "sparse")]
+    layout: Option<&'a Layout>,
 }
 
 impl<'a, T> Jacobian<'a, T> {
@@ -190,6 +224,8 @@ impl<'a, T> Jacobian<'a, T> {
             dim,
             structure: Structure::Dense,
             order: Order::Natural,
+            #[cfg(feature = "sparse")]
+            layout: None,
         }
     }
 
@@ -206,6 +242,20 @@ impl<'a, T> Jacobian<'a, T> {
             dim,
             structure,
             order,
+            #[cfg(feature = "sparse")]
+            layout: None,
+        }
+    }
+
+    /// A view of a sparse matrix's entries, laid out by `layout`.
+    #[cfg(feature = "sparse")]
+    pub(crate) fn over_sparse(entries: &'a mut [T], dim: usize, layout: &'a Layout) -> Self {
+        Jacobian {
+            entries,
+            dim,
+            structure: Structure::Sparse,
+            order: Order::Natural,
+            layout: Some(layout),
         }
     }
 
@@ -221,10 +271,25 @@ impl<'a, T> Jacobian<'a, T> {
         self.structure
     }
 
-    /// Whether entry `(row, col)` exists: inside the matrix, and inside the band if banded.
+    /// Whether entry `(row, col)` exists: inside the matrix, and inside the band if banded
+    /// (in the pattern, or on the diagonal, if sparse).
+    ///
+    /// ```
+    /// let mut entries = [0.0_f64; 4];
+    /// let jacobian = timestep::Jacobian::new(&mut entries, 2);
+    /// assert!(jacobian.contains((1, 0)) && !jacobian.contains((2, 0)));
+    /// ```
     #[inline]
     #[must_use]
     pub fn contains(&self, (row, col): (usize, usize)) -> bool {
+        #[cfg(feature = "sparse")]
+        if self.structure == Structure::Sparse {
+            return row < self.dim
+                && col < self.dim
+                && self
+                    .layout
+                    .is_some_and(|layout| layout.offset(row, col).is_some());
+        }
         row < self.dim
             && col < self.dim
             && self
@@ -244,12 +309,20 @@ impl<'a, T> Jacobian<'a, T> {
             match self.structure {
                 Structure::Dense => "",
                 Structure::Banded { .. } => " or its band",
+                Structure::Sparse => " or its sparsity pattern (Forces::jacobian_pattern)",
             }
         );
         let (row, col) = (self.order.row(row), self.order.row(col));
         match self.structure {
             Structure::Dense => row * self.dim + col,
             Structure::Banded { lower, upper } => banded::index(row, col, lower, upper),
+            #[cfg(feature = "sparse")]
+            Structure::Sparse => self
+                .layout
+                .and_then(|layout| layout.offset(row, col))
+                .expect("checked by `contains`"),
+            #[cfg(not(feature = "sparse"))]
+            Structure::Sparse => unreachable!("no sparse Jacobian without the feature"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The linear algebra implicit methods share, as Hairer's codes share `dc_decsol`: the
-//! [`Jacobian`] forces fill in, its [`Structure`] (dense or banded), and LU factorisation
-//! with partial pivoting of either, factored once and solved many times.
+//! [`Jacobian`] forces fill in, its [`Structure`] (dense, banded, or sparse with the
+//! feature `sparse`), and LU factorisation with partial pivoting of each, factored once
+//! and solved many times.
 
 mod banded;
 mod buffer;
@@ -9,34 +10,73 @@ mod dense;
 mod entry;
 mod jacobian;
 mod order;
+#[cfg(feature = "sparse")]
+mod sparse;
 
 pub use jacobian::{Jacobian, Structure};
 pub(crate) use order::Order;
+#[cfg(feature = "sparse")]
+pub use sparse::Pattern;
+#[cfg(feature = "sparse")]
+use sparse::{Layout, SparseLu};
 
 pub(crate) use buffer::Buffer;
 use buffer::INLINE_MATRIX;
 pub(crate) use complex::{Complex, ComplexMatrix};
 use entry::Entry;
 
-use crate::{Scalar, StepError};
+use crate::{Forces, Scalar, State, StepError};
 use core::iter::StepBy;
 use core::ops::Range;
 
-/// The unknowns of one group of [`Matrix::column_groups`]: columns `lower + upper + 1`
-/// apart in the matrix's [`Order`].
+/// One group of [`Matrix::column_groups`]; [`Matrix::unknowns`] lists its unknowns.
 #[derive(Clone, Debug)]
-pub(crate) struct Columns {
-    columns: StepBy<Range<usize>>,
-    order: Order,
+pub(crate) enum Columns {
+    /// Columns `lower + upper + 1` apart in the matrix's [`Order`].
+    Band {
+        columns: StepBy<Range<usize>>,
+        order: Order,
+    },
+    /// Group `g` of a sparse matrix's colouring.
+    #[cfg(feature = "sparse")]
+    Group(usize),
 }
 
-impl Iterator for Columns {
+/// The unknowns of one group of columns.
+#[derive(Clone, Debug)]
+pub(crate) enum Unknowns<'m> {
+    Band {
+        columns: StepBy<Range<usize>>,
+        order: Order,
+    },
+    #[cfg(feature = "sparse")]
+    Group(core::slice::Iter<'m, usize>),
+    #[cfg(not(feature = "sparse"))]
+    #[allow(dead_code)]
+    Never(core::marker::PhantomData<&'m ()>),
+}
+
+impl Iterator for Unknowns<'_> {
     type Item = usize;
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        self.columns.next().map(|column| self.order.unknown(column))
+        match self {
+            Unknowns::Band { columns, order } => columns.next().map(|column| order.unknown(column)),
+            #[cfg(feature = "sparse")]
+            Unknowns::Group(columns) => columns.next().copied(),
+            #[cfg(not(feature = "sparse"))]
+            Unknowns::Never(_) => None,
+        }
     }
+}
+
+/// The sparse part of a matrix: its layout (from the forces' pattern) and its LU.
+#[cfg(feature = "sparse")]
+#[derive(Clone, Debug)]
+struct SparseParts<E: faer::traits::ComplexField> {
+    layout: Layout,
+    lu: SparseLu<E>,
 }
 
 /// The entries a `dim × dim` matrix of `structure` stores (a band wider than the matrix is
@@ -52,6 +92,11 @@ fn storage_len(structure: Structure, dim: usize) -> Result<(Structure, usize), S
         }
         Structure::Dense => dim * dim,
         Structure::Banded { lower, upper } => banded::storage_len(dim, lower, upper),
+        // Allocated when the forces give their pattern.
+        #[cfg(feature = "sparse")]
+        Structure::Sparse => 0,
+        #[cfg(not(feature = "sparse"))]
+        Structure::Sparse => return Err(StepError::SparseUnavailable),
     };
     Ok((structure, len))
 }
@@ -68,6 +113,9 @@ pub(crate) struct Matrix<T: Scalar> {
     pivots: Buffer<usize>,
     /// A right-hand side in the matrix's rows, when they are not the unknowns' order.
     reordered: Buffer<T>,
+    /// A sparse matrix's layout and LU, once the forces have given their pattern.
+    #[cfg(feature = "sparse")]
+    sparse: Option<alloc::boxed::Box<SparseParts<f64>>>,
 }
 
 impl<T: Scalar> Matrix<T> {
@@ -80,17 +128,97 @@ impl<T: Scalar> Matrix<T> {
     /// [`Structure::DENSE_LIMIT`] unknowns; [`StepError::OutOfMemory`] when the storage
     /// cannot be allocated; [`StepError::TooManyUnknowns`] when it needs the heap and the
     /// crate was built without `alloc`.
+    ///
+    /// A [sparse](Structure::Sparse) matrix keeps the unknowns' own order (its LU orders
+    /// the columns itself), and stores nothing until [`prepare`](Matrix::prepare) gives
+    /// it the forces' pattern; without the feature `sparse` it is refused
+    /// ([`StepError::SparseUnavailable`]).
     pub(crate) fn new(structure: Structure, order: Order, dim: usize) -> Result<Self, StepError> {
         let (structure, len) = storage_len(structure, dim)?;
+        let order = if structure == Structure::Sparse {
+            Order::Natural
+        } else {
+            order
+        };
         let reordered = if order == Order::Natural { 0 } else { dim };
+        let pivots = if structure == Structure::Sparse {
+            0
+        } else {
+            dim
+        };
         Ok(Matrix {
             structure,
             order,
             dim,
             entries: Buffer::zeroed(len)?,
-            pivots: Buffer::zeroed(dim)?,
+            pivots: Buffer::zeroed(pivots)?,
             reordered: Buffer::zeroed(reordered)?,
+            #[cfg(feature = "sparse")]
+            sparse: None,
         })
+    }
+
+    /// Makes a [sparse](Structure::Sparse) matrix ready for its first Jacobian: asks the
+    /// forces for their pattern at `state`, lays it out, colours its columns and makes
+    /// the LU's symbolic analysis, once (nothing to do for other structures, or later).
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::NoSparsityPattern`] when the forces give no pattern;
+    /// [`StepError::OutOfMemory`] when the LU's buffers cannot be allocated.
+    ///
+    /// # Panics
+    ///
+    /// If the pattern has an entry outside the matrix.
+    #[track_caller]
+    pub(crate) fn prepare<S: State<Scalar = T>, F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        state: &S,
+    ) -> Result<(), StepError> {
+        #[cfg(feature = "sparse")]
+        if self.structure == Structure::Sparse && self.sparse.is_none() {
+            let mut pattern = Pattern::new();
+            if !forces.jacobian_pattern(state, &mut pattern) {
+                return Err(StepError::NoSparsityPattern);
+            }
+            self.set_pattern(&pattern)?;
+        }
+        let _ = (forces, state);
+        Ok(())
+    }
+
+    /// Lays out a sparse matrix for `pattern` (and the diagonal), colours its columns and
+    /// makes its LU's symbolic analysis.
+    #[cfg(feature = "sparse")]
+    #[track_caller]
+    fn set_pattern(&mut self, pattern: &Pattern) -> Result<(), StepError> {
+        let layout = Layout::new(self.dim, pattern);
+        self.entries = Buffer::zeroed(layout.len())?;
+        let lu = SparseLu::new(&layout)?;
+        self.sparse = Some(alloc::boxed::Box::new(SparseParts { layout, lu }));
+        Ok(())
+    }
+
+    /// The sparse layout of this matrix, if it has one.
+    #[cfg(feature = "sparse")]
+    fn layout(&self) -> Option<&Layout> {
+        self.sparse.as_ref().map(|parts| &parts.layout)
+    }
+
+    /// Calls `f(column, offset)` for each stored entry of row `row` (in the matrix's order).
+    #[inline]
+    fn for_each_in_row(&self, row: usize, mut f: impl FnMut(usize, usize)) {
+        #[cfg(feature = "sparse")]
+        if let Some(layout) = self.layout() {
+            for &(column, at) in layout.row(row) {
+                f(column, at);
+            }
+            return;
+        }
+        for column in self.structure.columns_of_row(row, self.dim) {
+            f(column, self.offset(row, column));
+        }
     }
 
     /// The number of rows (and columns).
@@ -105,19 +233,59 @@ impl<T: Scalar> Matrix<T> {
 
     /// A view forces (and finite differences) write `∂fᵢ/∂yⱼ` into.
     pub(crate) fn as_jacobian(&mut self) -> Jacobian<'_, T> {
+        #[cfg(feature = "sparse")]
+        if let Some(parts) = &self.sparse {
+            return Jacobian::over_sparse(&mut self.entries, self.dim, &parts.layout);
+        }
         Jacobian::over(&mut self.entries, self.dim, self.structure, self.order)
     }
 
     /// The unknowns finite differences perturb together, group by group: every
     /// `bandwidth`-th column, so that no row sees two of a group and one evaluation
-    /// differences them all (dense: each column on its own).
+    /// differences them all (dense: each column on its own; sparse: the groups of the
+    /// pattern's colouring). [`unknowns`](Matrix::unknowns) lists a group's unknowns.
     pub(crate) fn column_groups(&self) -> impl ExactSizeIterator<Item = Columns> + use<T> {
         let (dim, order) = (self.dim, self.order);
-        let groups = self.structure.bandwidth().min(dim);
-        (0..groups).map(move |group| Columns {
+        #[cfg(feature = "sparse")]
+        let (groups, sparse) = match self.layout() {
+            Some(layout) => (layout.groups(), true),
+            None => (self.structure.bandwidth().min(dim), false),
+        };
+        #[cfg(not(feature = "sparse"))]
+        let (groups, sparse) = (self.structure.bandwidth().min(dim), false);
+        (0..groups).map(move |group| Self::group_of(group, groups, dim, order, sparse))
+    }
+
+    /// Group `group` of `groups`: of a sparse colouring, or of a band.
+    #[inline]
+    fn group_of(group: usize, groups: usize, dim: usize, order: Order, sparse: bool) -> Columns {
+        #[cfg(feature = "sparse")]
+        if sparse {
+            return Columns::Group(group);
+        }
+        let _ = sparse;
+        Columns::Band {
             columns: (group..dim).step_by(groups),
             order,
-        })
+        }
+    }
+
+    /// The unknowns of one group of [`column_groups`](Matrix::column_groups).
+    #[inline]
+    pub(crate) fn unknowns(&self, columns: &Columns) -> Unknowns<'_> {
+        match columns {
+            Columns::Band { columns, order } => Unknowns::Band {
+                columns: columns.clone(),
+                order: *order,
+            },
+            #[cfg(feature = "sparse")]
+            Columns::Group(group) => Unknowns::Group(
+                self.layout()
+                    .expect("a sparse group of a sparse matrix")
+                    .group(*group)
+                    .iter(),
+            ),
+        }
     }
 
     /// Writes the forward differences of one group of `columns` (unknowns), perturbed
@@ -131,6 +299,19 @@ impl<T: Scalar> Matrix<T> {
         steps: &[T],
         change: impl Fn(usize) -> T,
     ) {
+        let columns = match columns {
+            Columns::Band { columns, order } => Unknowns::Band { columns, order },
+            #[cfg(feature = "sparse")]
+            Columns::Group(group) => {
+                let parts = self.sparse.as_ref().expect("a sparse matrix's layout");
+                for &j in parts.layout.group(group) {
+                    for (row, at) in parts.layout.column(j) {
+                        self.entries[at] = change(row) / steps[j];
+                    }
+                }
+                return;
+            }
+        };
         for j in columns {
             let column = self.order.row(j);
             for row in self.structure.rows_of_column(column, self.dim) {
@@ -144,6 +325,20 @@ impl<T: Scalar> Matrix<T> {
     /// matrix of an implicit step, each row scaled by how much of its stage's rate the
     /// step takes.
     pub(crate) fn make_newton_matrix(&mut self, factor: impl Fn(usize) -> T) {
+        #[cfg(feature = "sparse")]
+        if let Some(parts) = &self.sparse {
+            for column in 0..self.dim {
+                for (row, at) in parts.layout.column(column) {
+                    let entry = -factor(row) * self.entries[at];
+                    self.entries[at] = if row == column {
+                        entry + T::one()
+                    } else {
+                        entry
+                    };
+                }
+            }
+            return;
+        }
         for column in 0..self.dim {
             for row in self.structure.rows_of_column(column, self.dim) {
                 let at = self.offset(row, column);
@@ -169,6 +364,19 @@ impl<T: Scalar> Matrix<T> {
             Structure::Banded { lower, upper } => {
                 banded::factor(&mut self.entries, &mut self.pivots, self.dim, lower, upper)
             }
+            #[cfg(feature = "sparse")]
+            Structure::Sparse => {
+                let parts = self.sparse.as_mut().expect("a sparse matrix's layout");
+                for (value, &entry) in parts.lu.values.iter_mut().zip(self.entries.iter()) {
+                    if !entry.is_finite() {
+                        return Err(StepError::NonFiniteJacobian);
+                    }
+                    *value = entry.to_f64();
+                }
+                parts.lu.factor(&parts.layout)
+            }
+            #[cfg(not(feature = "sparse"))]
+            Structure::Sparse => Err(StepError::SparseUnavailable),
         }
     }
 
@@ -189,6 +397,17 @@ impl<T: Scalar> Matrix<T> {
             (self.dim, self.structure, self.order),
             (jacobian.dim, jacobian.structure, jacobian.order)
         );
+        #[cfg(feature = "sparse")]
+        if self.structure == Structure::Sparse && self.sparse.is_none() {
+            let from = jacobian
+                .sparse
+                .as_ref()
+                .expect("a sparse Jacobian's layout");
+            let layout = from.layout.clone();
+            self.entries = Buffer::zeroed(layout.len())?;
+            let lu = SparseLu::like(&layout, &from.lu)?;
+            self.sparse = Some(alloc::boxed::Box::new(SparseParts { layout, lu }));
+        }
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
             *entry = -(scale * j);
         }
@@ -200,29 +419,57 @@ impl<T: Scalar> Matrix<T> {
     }
 
     /// Where the entry of row `row` and column `column` is stored.
+    ///
+    /// # Panics
+    ///
+    /// If a sparse matrix does not store it.
     fn offset(&self, row: usize, column: usize) -> usize {
         match self.structure {
             Structure::Dense => row * self.dim + column,
             Structure::Banded { lower, upper } => banded::index(row, column, lower, upper),
+            #[cfg(feature = "sparse")]
+            Structure::Sparse => {
+                let layout = self.layout().expect("a sparse matrix's layout");
+                if row == column {
+                    layout.diagonal(column)
+                } else {
+                    layout.offset(row, column).expect("an entry of the pattern")
+                }
+            }
+            #[cfg(not(feature = "sparse"))]
+            Structure::Sparse => unreachable!("sparse matrices need the feature `sparse`"),
         }
     }
 
     /// Solves `A x = b` with the last factorisation, `b` in, `x` out, both over the
     /// unknowns.
     pub(crate) fn solve(&mut self, rhs: &mut [T]) {
+        #[cfg(feature = "sparse")]
+        if let Some(parts) = &mut self.sparse {
+            for (to, &from) in parts.lu.rhs.iter_mut().zip(rhs.iter()) {
+                *to = from.to_f64();
+            }
+            parts.lu.solve();
+            for (to, &from) in rhs.iter_mut().zip(parts.lu.rhs.iter()) {
+                *to = T::from_f64(from);
+            }
+            return;
+        }
         let (structure, dim) = (self.structure, self.dim);
         let solve = |rhs: &mut [T]| match structure {
             Structure::Dense => dense::solve(&self.entries, &self.pivots, dim, rhs),
             Structure::Banded { lower, upper } => {
                 banded::solve(&self.entries, &self.pivots, dim, lower, upper, rhs);
             }
+            Structure::Sparse => unreachable!("a sparse matrix solves through its LU"),
         };
         reordered_solve(self.order, &mut self.reordered, rhs, solve);
     }
 
-    /// Whether the matrix keeps a band (narrower than itself).
+    /// Whether the matrix keeps only some entries (a band narrower than itself, or a
+    /// sparse pattern), which [`check_band`](Matrix::check_band) checks the forces against.
     pub(crate) fn is_banded(&self) -> bool {
-        matches!(self.structure, Structure::Banded { .. })
+        matches!(self.structure, Structure::Banded { .. } | Structure::Sparse)
     }
 
     /// Checks the matrix (before factoring) against the function it is the derivative of:
@@ -235,17 +482,25 @@ impl<T: Scalar> Matrix<T> {
     /// or of the move (in `f32`, a hundredth), beyond what rounding of the values allows,
     /// is refused.
     ///
+    /// A sparse pattern is checked the same way: the columns of one colour group get
+    /// different weights too.
+    ///
     /// # Errors
     ///
-    /// [`StepError::BandTooNarrow`] naming the first such row.
+    /// [`StepError::BandTooNarrow`] naming the first such row;
+    /// [`StepError::PatternTooSparse`] for a sparse pattern.
     pub(crate) fn check_band(
         &self,
         nudge: impl Fn(usize) -> T,
         change: impl Fn(usize) -> (T, T),
     ) -> Result<(), StepError> {
-        let Structure::Banded { lower, upper } = self.structure else {
-            return Ok(());
+        let refusal = |row| match self.structure {
+            Structure::Banded { lower, upper } => StepError::BandTooNarrow { row, lower, upper },
+            _ => StepError::PatternTooSparse { row },
         };
+        if !self.is_banded() {
+            return Ok(());
+        }
         // Far above what differences miss on a band that holds every entry (their
         // relative error is about `√ε`, 10⁻⁸ in `f64`, 3·10⁻⁴ in `f32`), far below what an
         // entry outside it moves a row by (its own size, times a difference of weights).
@@ -253,22 +508,17 @@ impl<T: Scalar> Matrix<T> {
         let noise = T::from_f64(1024.0) * T::epsilon();
         for row in 0..self.dim {
             let (mut predicted, mut terms) = (T::zero(), T::zero());
-            for column in self.structure.columns_of_row(row, self.dim) {
-                let term =
-                    self.entries[self.offset(row, column)] * nudge(self.order.unknown(column));
+            self.for_each_in_row(row, |column, at| {
+                let term = self.entries[at] * nudge(self.order.unknown(column));
                 predicted = predicted + term;
                 terms = terms + term.abs();
-            }
+            });
             let unknown = self.order.unknown(row);
             let (moved, size) = change(unknown);
             let allowed = fraction * terms.max(moved.abs()) + noise * size;
             let miss = (moved - predicted).abs();
             if miss > allowed || miss.is_nan() {
-                return Err(StepError::BandTooNarrow {
-                    row: unknown,
-                    lower,
-                    upper,
-                });
+                return Err(refusal(unknown));
             }
         }
         Ok(())
@@ -280,8 +530,8 @@ impl<T: Scalar> Matrix<T> {
     pub(crate) fn off_identity_row_norms(&self, i: usize, x: impl Fn(usize) -> T) -> (T, T) {
         let row = self.order.row(i);
         let (mut weighted, mut sum) = (T::zero(), T::zero());
-        for column in self.structure.columns_of_row(row, self.dim) {
-            let entry = self.entries[self.offset(row, column)];
+        self.for_each_in_row(row, |column, at| {
+            let entry = self.entries[at];
             let off = if row == column {
                 entry - T::one()
             } else {
@@ -290,7 +540,7 @@ impl<T: Scalar> Matrix<T> {
             .abs();
             weighted = weighted + off * x(self.order.unknown(column)).abs();
             sum = sum + off;
-        }
+        });
         (weighted, sum)
     }
 
@@ -300,14 +550,14 @@ impl<T: Scalar> Matrix<T> {
     pub(crate) fn dominance(&self, i: usize) -> T {
         let row = self.order.row(i);
         let mut margin = T::zero();
-        for column in self.structure.columns_of_row(row, self.dim) {
-            let entry = self.entries[self.offset(row, column)].abs();
+        self.for_each_in_row(row, |column, at| {
+            let entry = self.entries[at].abs();
             margin = if row == column {
                 margin + entry
             } else {
                 margin - entry
             };
-        }
+        });
         margin
     }
 }
@@ -366,6 +616,14 @@ mod tests {
 
     fn solve(structure: Structure, n: usize, dense: &[f64], rhs: &[f64]) -> Option<Vec<f64>> {
         let mut matrix = Matrix::<f64>::new(structure, Order::Natural, n).unwrap();
+        #[cfg(feature = "sparse")]
+        if structure == Structure::Sparse {
+            let pattern = (0..n * n)
+                .filter(|k| dense[*k] != 0.0)
+                .map(|k| (k / n, k % n))
+                .collect();
+            matrix.set_pattern(&pattern).unwrap();
+        }
         {
             let mut jacobian = matrix.as_jacobian();
             for i in 0..n {
@@ -400,9 +658,14 @@ mod tests {
             ) else {
                 return Ok(());
             };
+            #[allow(unused_mut)]
+            let mut solutions = vec![by_band, by_dense];
+            // The sparse LU (of the band's pattern) too, when built.
+            #[cfg(feature = "sparse")]
+            solutions.extend(solve(Structure::Sparse, n, &dense, &rhs));
             // Each solution solves the system, to rounding relative to the size of the
             // terms summed (norm-wise backward stability; the matrix may be ill-conditioned).
-            for x in [&by_band, &by_dense] {
+            for x in &solutions {
                 let size = (0..n)
                     .map(|i| (0..n).map(|j| (dense[i * n + j] * x[j]).abs()).sum::<f64>())
                     .fold(1.0_f64, f64::max);
@@ -438,6 +701,37 @@ mod tests {
             let mut singular = Matrix::<f64>::new(structure, Order::Natural, 2).unwrap();
             singular.as_jacobian()[(0, 0)] = 1.0;
             assert_eq!(singular.factor(), Err(crate::StepError::SingularJacobian));
+        }
+    }
+
+    /// The sparse LU swaps rows as the others do. A singular matrix factors (faer takes a
+    /// zero pivot when its pattern has one: the diagonal is always in it) and solves to
+    /// non-finite numbers, which the methods report as a non-finite residual or error
+    /// estimate, where the dense and banded LU say `SingularJacobian`.
+    #[cfg(feature = "sparse")]
+    #[test]
+    fn sparse_pivoting_and_singularity() {
+        let full: super::Pattern = [(0, 0), (0, 1), (1, 0), (1, 1)].into_iter().collect();
+        let mut matrix = Matrix::<f64>::new(Structure::Sparse, Order::Natural, 2).unwrap();
+        matrix.set_pattern(&full).unwrap();
+        {
+            let mut j = matrix.as_jacobian();
+            j[(0, 1)] = 1.0;
+            j[(1, 0)] = 1.0;
+            j[(1, 1)] = 1.0;
+        }
+        matrix.factor().unwrap();
+        let mut x = [1.0, 2.0];
+        matrix.solve(&mut x);
+        assert_eq!(x, [1.0, 1.0]);
+        for pattern in [super::Pattern::new(), full] {
+            let mut singular = Matrix::<f64>::new(Structure::Sparse, Order::Natural, 2).unwrap();
+            singular.set_pattern(&pattern).unwrap();
+            singular.as_jacobian()[(0, 0)] = 1.0;
+            singular.factor().unwrap();
+            let mut x = [1.0, 2.0];
+            singular.solve(&mut x);
+            assert!(x.iter().any(|x| !x.is_finite()), "{x:?}");
         }
     }
 }

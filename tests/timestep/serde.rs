@@ -149,6 +149,13 @@ fn backward_euler_settings_round_trip_and_are_checked() {
         serde_json::to_string(&banded).unwrap(),
         r#"{"tolerance":null,"max_iterations":20,"structure":{"banded":{"lower":1,"upper":2}},"linear_forces":false}"#
     );
+    // Sparse is saved by name, in builds with or without the feature `sparse`.
+    let sparse = BackwardEuler::new().with_structure(Structure::Sparse);
+    assert_eq!(round_trip(&sparse), sparse);
+    assert_eq!(
+        serde_json::to_string(&sparse).unwrap(),
+        r#"{"tolerance":null,"max_iterations":20,"structure":"sparse","linear_forces":false}"#
+    );
     let linear = BackwardEuler::new().with_linear_forces();
     assert_eq!(round_trip(&linear), linear);
     assert!(round_trip(&linear).linear_forces());

@@ -32,8 +32,9 @@ pub(crate) struct Differences<'w, S: State> {
 /// Writes `J = ∂f/∂y` at (`state`, `t`) into `matrix`, whose rate there is `rate`: the
 /// forces' own Jacobian when they give one, else forward differences, one force evaluation
 /// per column, or per diagonal of a [banded](crate::Structure::Banded) matrix (columns
-/// `lower + upper + 1` apart share an evaluation: no row sees two of them). Returns the
-/// number of force evaluations made.
+/// `lower + upper + 1` apart share an evaluation: no row sees two of them), or per colour
+/// of a [sparse](crate::Structure::Sparse) pattern. Returns the number of force
+/// evaluations made.
 ///
 /// Each difference step is `δⱼ = √ε · max(|yⱼ|, |h fⱼ|, floorⱼ)`: relative to the
 /// coordinate, to what a step of `h` moves it by, and to `floor(j)` (the absolute tolerance
@@ -49,7 +50,9 @@ pub(crate) struct Differences<'w, S: State> {
 ///
 /// # Errors
 ///
-/// [`StepError::BandTooNarrow`] when the forces have entries outside the band.
+/// [`StepError::BandTooNarrow`] when the forces have entries outside the band
+/// ([`StepError::PatternTooSparse`] outside a sparse pattern); the errors of
+/// [`Matrix::prepare`] for a sparse matrix without its pattern.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
     state: &S,
@@ -69,6 +72,7 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
         steps,
         band_checked,
     } = work;
+    matrix.prepare(forces, state)?;
     matrix.clear();
     let has_coordinates = state.coordinates_into(coordinates);
     let sqrt_epsilon = S::Scalar::epsilon().sqrt();
@@ -92,7 +96,7 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
     if !forces.jacobian(state, t, &mut matrix.as_jacobian()) {
         nudge.set_zero();
         for columns in matrix.column_groups() {
-            for j in columns.clone() {
+            for j in matrix.unknowns(&columns) {
                 steps[j] = step(j);
                 nudge.set_component(j, steps[j]);
             }
@@ -100,10 +104,10 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
             probe.derivative_into(forces, t, nudged_rate);
             evaluations += 1;
             let change = |i| nudged_rate.component(i) - rate.component(i);
-            matrix.set_differences(columns.clone(), steps, change);
-            for j in columns {
+            for j in matrix.unknowns(&columns) {
                 nudge.set_component(j, S::Scalar::zero());
             }
+            matrix.set_differences(columns, steps, change);
         }
     }
     if matrix.is_banded() && !*band_checked {

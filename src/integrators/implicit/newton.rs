@@ -679,6 +679,7 @@ impl<'w, S: State> Newton<'w, S> {
         stage_dt: S::Scalar,
         dt: S::Scalar,
     ) -> Result<bool, StepError> {
+        self.matrix.prepare(forces, state)?;
         let analytic = self.jacobian(state, forces, stage_time, stage_dt, dt);
         if self.matrix.is_banded() && !self.memory.band_checked {
             self.check_band(state, forces, stage_time, stage_dt, dt)?;
@@ -756,7 +757,7 @@ impl<'w, S: State> Newton<'w, S> {
         }
         for columns in self.matrix.column_groups() {
             self.nudged.assign(self.rate);
-            for j in columns.clone() {
+            for j in self.matrix.unknowns(&columns) {
                 let d = self.rate.component(j);
                 let h = self.difference_step(j, dt);
                 self.nudged.set_component(j, d + h);

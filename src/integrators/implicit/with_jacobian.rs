@@ -71,6 +71,12 @@ where
         true
     }
 
+    /// The pattern of the wrapped forces, if they give one.
+    #[cfg(feature = "sparse")]
+    fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
+        self.forces.jacobian_pattern(state, pattern)
+    }
+
     #[inline(always)]
     fn reads_momenta(&self) -> bool {
         self.forces.reads_momenta()

@@ -1,4 +1,6 @@
-//! `src/linalg/`: banded Jacobians and LU.
+//! `src/linalg/`: banded and sparse Jacobians and LU.
 
 mod banded;
+#[cfg(feature = "sparse")]
+mod sparse;
 mod structure;

@@ -165,3 +165,41 @@ fn a_dense_jacobian_beyond_the_limit_is_refused_before_allocating() {
         approx::assert_relative_eq!(y[n / 2], 1.0 / 1.1, max_relative = 1e-12);
     }
 }
+
+/// Without the feature `sparse`, a sparse Jacobian is refused by every implicit family on
+/// its first step, with the state untouched, and an adaptive run stops at once (no
+/// shorter step changes it).
+#[cfg(not(feature = "sparse"))]
+#[test]
+fn a_sparse_jacobian_without_the_feature_is_refused() {
+    use timestep::Seulex;
+    let decay = InPlace(|y: &Vec<f64>, _t: f64, dy: &mut Vec<f64>| {
+        for (d, y) in dy.iter_mut().zip(y) {
+            *d = -y;
+        }
+    });
+    let mut y = vec![1.0_f64; 8];
+    let refused = Err(StepError::SparseUnavailable);
+    assert_eq!(
+        BackwardEuler::new()
+            .with_structure(Structure::Sparse)
+            .step(&mut y, &decay, 0.0, 0.1),
+        refused
+    );
+    assert_eq!(
+        Rodas4
+            .with_structure(Structure::Sparse)
+            .step(&mut y, &decay, 0.0, 0.1),
+        refused
+    );
+    assert!(y.iter().all(|&y| y == 1.0));
+    let radau = Adaptive::new(Radau5::new().with_structure(Structure::Sparse))
+        .solve(&mut y, &decay, 0.0, 1.0)
+        .unwrap_err();
+    let seulex = Adaptive::new(Seulex::new().with_structure(Structure::Sparse))
+        .solve(&mut y, &decay, 0.0, 1.0)
+        .unwrap_err();
+    for error in [radau, seulex] {
+        assert!(error.to_string().contains("feature `sparse`"), "{error:?}");
+    }
+}

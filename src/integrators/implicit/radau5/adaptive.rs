@@ -82,9 +82,9 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         let n = workspace.dim();
         let epsilon = S::Scalar::epsilon().to_f64();
         let mut tightening = workspace.memory.tightening;
-        let Ok(linear) = workspace.linear() else {
-            return Ok(f64::NAN);
-        };
+        // Matrices that could not be made (too large dense, no `alloc`, sparse without
+        // the feature) are a structural error, which stops the run, not a NaN estimate.
+        let linear = workspace.linear()?;
         for i in 0..n {
             let relative = tolerances.relative_at(i);
             let r = if relative > 0.0 {

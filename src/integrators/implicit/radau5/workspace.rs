@@ -153,6 +153,7 @@ impl<S: State> Radau5Workspace<S> {
         at_end_stage: bool,
     ) -> Result<u64, StepError> {
         let linear = self.linear.as_mut().map_err(|e| *e)?;
+        linear.jacobian.prepare(forces, state)?;
         linear.jacobian.clear();
         let one = S::Scalar::one();
         let analytic = if at_end_stage {
@@ -194,7 +195,7 @@ impl<S: State> Radau5Workspace<S> {
             } else {
                 self.scratch.set_zero();
             }
-            for j in columns.clone() {
+            for j in linear.jacobian.unknowns(&columns) {
                 let delta = delta(j);
                 self.scratch
                     .set_component(j, self.scratch.component(j) + delta);

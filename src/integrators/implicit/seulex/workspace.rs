@@ -155,6 +155,7 @@ impl<S: State> SeulexWorkspace<S> {
         h: S::Scalar,
     ) -> Result<u64, StepError> {
         let jacobian_matrix = self.jacobian.as_mut().map_err(|e| *e)?;
+        jacobian_matrix.prepare(forces, state)?;
         let check = jacobian_matrix.is_banded() && !self.band_checked;
         jacobian_matrix.clear();
         if !check && forces.jacobian(state, t, &mut jacobian_matrix.as_jacobian()) {
