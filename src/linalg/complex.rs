@@ -2,7 +2,9 @@
 //! transformed Newton iteration, `(α + iβ) I − h J`, factored by the same dense or banded
 //! LU as real matrices.
 
-use super::{Buffer, Matrix, Order, banded, dense, reordered_solve, storage_len};
+use super::{
+    Buffer, Matrix, Order, banded, dense, into_rows, out_of_rows, solve_stored, storage_len,
+};
 #[cfg(feature = "sparse")]
 use super::{SparseLu, SparseParts};
 use crate::{Scalar, StepError, Structure};
@@ -189,15 +191,19 @@ impl<T: Scalar> ComplexMatrix<T> {
             }
             return;
         }
-        let (structure, dim) = (self.structure, self.dim);
-        let solve = |rhs: &mut [Complex<T>]| match structure {
-            Structure::Dense => dense::solve(&self.entries, &self.pivots, dim, rhs),
-            Structure::Banded { lower, upper } => {
-                banded::solve(&self.entries, &self.pivots, dim, lower, upper, rhs);
-            }
-            Structure::Sparse => unreachable!("a sparse matrix solves through its LU"),
+        let natural = self.order == Order::Natural;
+        if !natural {
+            into_rows(self.order, rhs, &mut self.reordered);
+        }
+        let rows = if natural {
+            &mut *rhs
+        } else {
+            &mut self.reordered[..]
         };
-        reordered_solve(self.order, &mut self.reordered, rhs, solve);
+        solve_stored(self.structure, &self.entries, &self.pivots, self.dim, rows);
+        if !natural {
+            out_of_rows(self.order, &self.reordered, rhs);
+        }
     }
 }
 

@@ -455,15 +455,19 @@ impl<T: Scalar> Matrix<T> {
             }
             return;
         }
-        let (structure, dim) = (self.structure, self.dim);
-        let solve = |rhs: &mut [T]| match structure {
-            Structure::Dense => dense::solve(&self.entries, &self.pivots, dim, rhs),
-            Structure::Banded { lower, upper } => {
-                banded::solve(&self.entries, &self.pivots, dim, lower, upper, rhs);
-            }
-            Structure::Sparse => unreachable!("a sparse matrix solves through its LU"),
+        let natural = self.order == Order::Natural;
+        if !natural {
+            into_rows(self.order, rhs, &mut self.reordered);
+        }
+        let rows = if natural {
+            &mut *rhs
+        } else {
+            &mut self.reordered[..]
         };
-        reordered_solve(self.order, &mut self.reordered, rhs, solve);
+        solve_stored(self.structure, &self.entries, &self.pivots, self.dim, rows);
+        if !natural {
+            out_of_rows(self.order, &self.reordered, rhs);
+        }
     }
 
     /// Whether the matrix keeps only some entries (a band narrower than itself, or a
@@ -573,24 +577,38 @@ pub(crate) fn band_weight<T: Scalar>(j: usize) -> T {
     T::from_f64(0.5 + hash as f64 / (1u64 << 24) as f64)
 }
 
-/// Runs `solve` on `rhs` (over the unknowns) in the rows of `order`, through `reordered`
-/// when they differ.
-#[inline]
-fn reordered_solve<T: Copy>(
-    order: Order,
-    reordered: &mut [T],
-    rhs: &mut [T],
-    solve: impl FnOnce(&mut [T]),
+/// Solves with the LU factors stored for `structure` (dense or banded), `rhs` in the
+/// matrix's rows. Written once for real and complex matrices, inlined into each: as a
+/// closure called from two places it was not, which cost 44 instructions a solve, a third
+/// of a 2 × 2 solve (BENCHMARKS.md, "Stiff solvers against the reference codes").
+#[inline(always)]
+fn solve_stored<E: Entry>(
+    structure: Structure,
+    entries: &[E],
+    pivots: &[usize],
+    dim: usize,
+    rhs: &mut [E],
 ) {
-    if order == Order::Natural {
-        return solve(rhs);
+    match structure {
+        Structure::Dense => dense::solve(entries, pivots, dim, rhs),
+        Structure::Banded { lower, upper } => {
+            banded::solve(entries, pivots, dim, lower, upper, rhs);
+        }
+        Structure::Sparse => unreachable!("a sparse matrix solves through its LU"),
     }
-    for (unknown, &value) in rhs.iter().enumerate() {
-        reordered[order.row(unknown)] = value;
+}
+
+/// `rows ← values` (over the unknowns) in the rows of `order`.
+fn into_rows<T: Copy>(order: Order, values: &[T], rows: &mut [T]) {
+    for (unknown, &value) in values.iter().enumerate() {
+        rows[order.row(unknown)] = value;
     }
-    solve(reordered);
-    for (unknown, value) in rhs.iter_mut().enumerate() {
-        *value = reordered[order.row(unknown)];
+}
+
+/// `values ← rows` (in the rows of `order`) over the unknowns.
+fn out_of_rows<T: Copy>(order: Order, rows: &[T], values: &mut [T]) {
+    for (unknown, value) in values.iter_mut().enumerate() {
+        *value = rows[order.row(unknown)];
     }
 }
 
