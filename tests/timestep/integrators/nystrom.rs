@@ -105,6 +105,69 @@ fn dprkn6_is_sixth_order_on_keplers_orbit() {
     }
 }
 
+/// One step of `h` of `method` from `start` (`x'' = −x`, at t = 0), accepted with dense
+/// output: the end and the dense output at mid-step and at the end.
+fn oscillator_step<M: AdaptiveMethod<Particle<f64>>>(
+    method: &M,
+    start: Particle<f64>,
+    h: f64,
+) -> [Particle<f64>; 3] {
+    let absolute = Tolerances::new(0.0, 1.0);
+    let mut end = start;
+    let mut workspace = method.workspace(&start);
+    let mut statistics = Statistics::default();
+    method.begin(&mut workspace, &start, &oscillator, 0.0, &mut statistics);
+    method
+        .attempt(
+            &mut workspace,
+            &start,
+            &oscillator,
+            0.0,
+            h,
+            &absolute,
+            &mut end,
+            &mut statistics,
+        )
+        .unwrap();
+    method.accept(
+        &mut workspace,
+        &start,
+        &end,
+        &oscillator,
+        0.0,
+        h,
+        true,
+        &mut statistics,
+    );
+    let (mut middle, mut at_end) = (start, start);
+    method.dense(&mut workspace, &start, h, 0.5, &mut middle);
+    method.dense(&mut workspace, &start, h, 1.0, &mut at_end);
+    [end, middle, at_end]
+}
+
+/// The error estimate (absolute, unit tolerance) of one step of `h` of `method` on
+/// Kepler's orbit from perihelion.
+fn kepler_estimate<M: AdaptiveMethod<Particle<DVec2>>>(method: &M, h: f64) -> f64 {
+    let start = planet();
+    let mut end = start;
+    let mut workspace = method.workspace(&start);
+    let mut statistics = Statistics::default();
+    method.begin(&mut workspace, &start, &gravity, 0.0, &mut statistics);
+    let absolute = Tolerances::new(0.0, 1.0);
+    method
+        .attempt(
+            &mut workspace,
+            &start,
+            &gravity,
+            0.0,
+            h,
+            &absolute,
+            &mut end,
+            &mut statistics,
+        )
+        .unwrap()
+}
+
 /// One step of `h` from the exact state at 0 of `x'' = −x`: the step's local error
 /// shrinks like `h⁷` and the continuous extension's at mid-step like `h⁷` (order 6), and its
 /// ends are the step's. On Kepler's orbit from perihelion the error estimate shrinks like
@@ -112,38 +175,9 @@ fn dprkn6_is_sixth_order_on_keplers_orbit() {
 #[test]
 fn dprkn6_estimate_and_dense_output_have_their_orders() {
     let method = Dprkn6.into_adaptive();
-    let absolute = Tolerances::new(0.0, 1.0);
-    let one_step = |start: Particle<f64>, h: f64| {
-        let mut end = start;
-        let mut workspace = AdaptiveMethod::<Particle<f64>>::workspace(&method, &start);
-        let mut statistics = Statistics::default();
-        method.begin(&mut workspace, &start, &oscillator, 0.0, &mut statistics);
-        method
-            .attempt(
-                &mut workspace,
-                &start,
-                &oscillator,
-                0.0,
-                h,
-                &absolute,
-                &mut end,
-                &mut statistics,
-            )
-            .unwrap();
-        method.accept(
-            &mut workspace,
-            &start,
-            &end,
-            &oscillator,
-            0.0,
-            h,
-            true,
-            &mut statistics,
-        );
-        let mut middle = start;
-        method.dense(&mut workspace, &start, h, 0.5, &mut middle);
-        let mut at_end = start;
-        method.dense(&mut workspace, &start, h, 1.0, &mut at_end);
+    let one_step = |h: f64| {
+        let [end, middle, at_end] = oscillator_step(&method, Particle::new(1.0, 1.0, 0.0), h);
+        // The dense output's ends are the step's.
         approx::assert_relative_eq!(at_end.position(), end.position(), max_relative = 1e-14);
         approx::assert_relative_eq!(at_end.momentum(), end.momentum(), max_relative = 1e-14);
         let local = (end.position() - h.cos())
@@ -154,33 +188,16 @@ fn dprkn6_estimate_and_dense_output_have_their_orders() {
             .max((middle.velocity() + (0.5 * h).sin()).abs());
         (local, dense)
     };
-    let start = Particle::new(1.0, 1.0, 0.0);
-    let (coarse, fine) = (one_step(start, 0.4), one_step(start, 0.2));
+    let (coarse, fine) = (one_step(0.4), one_step(0.2));
     let local = slope(coarse.0, fine.0);
     let dense = slope(coarse.1, fine.1);
     assert!((6.6..7.6).contains(&local), "local error order {local}");
     assert!((6.5..7.6).contains(&dense), "dense output order {dense}");
 
-    let estimate = |h: f64| {
-        let start = planet();
-        let mut end = start;
-        let mut workspace = AdaptiveMethod::<Particle<DVec2>>::workspace(&method, &start);
-        let mut statistics = Statistics::default();
-        method.begin(&mut workspace, &start, &gravity, 0.0, &mut statistics);
-        method
-            .attempt(
-                &mut workspace,
-                &start,
-                &gravity,
-                0.0,
-                h,
-                &absolute,
-                &mut end,
-                &mut statistics,
-            )
-            .unwrap()
-    };
-    let order = slope(estimate(0.1), estimate(0.05));
+    let order = slope(
+        kepler_estimate(&method, 0.1),
+        kepler_estimate(&method, 0.05),
+    );
     assert!((4.6..5.5).contains(&order), "estimate order {order}");
 }
 
@@ -346,60 +363,11 @@ fn dprkn12_is_twelfth_order_on_keplers_orbit() {
 #[test]
 fn dprkn12_estimate_and_hermite_dense_output() {
     let method = Dprkn12.into_adaptive();
-    let absolute = Tolerances::new(0.0, 1.0);
-    let estimate = |h: f64| {
-        let start = planet();
-        let mut end = start;
-        let mut workspace = AdaptiveMethod::<Particle<DVec2>>::workspace(&method, &start);
-        let mut statistics = Statistics::default();
-        method.begin(&mut workspace, &start, &gravity, 0.0, &mut statistics);
-        method
-            .attempt(
-                &mut workspace,
-                &start,
-                &gravity,
-                0.0,
-                h,
-                &absolute,
-                &mut end,
-                &mut statistics,
-            )
-            .unwrap()
-    };
-    let order = slope(estimate(0.2), estimate(0.1));
+    let order = slope(kepler_estimate(&method, 0.2), kepler_estimate(&method, 0.1));
     assert!((10.4..11.6).contains(&order), "estimate order {order}");
 
     let dense = |h: f64| {
-        let start = Particle::new(1.0, 1.0, 0.0);
-        let mut end = start;
-        let mut workspace = AdaptiveMethod::<Particle<f64>>::workspace(&method, &start);
-        let mut statistics = Statistics::default();
-        method.begin(&mut workspace, &start, &oscillator, 0.0, &mut statistics);
-        method
-            .attempt(
-                &mut workspace,
-                &start,
-                &oscillator,
-                0.0,
-                h,
-                &absolute,
-                &mut end,
-                &mut statistics,
-            )
-            .unwrap();
-        method.accept(
-            &mut workspace,
-            &start,
-            &end,
-            &oscillator,
-            0.0,
-            h,
-            true,
-            &mut statistics,
-        );
-        let (mut middle, mut at_end) = (start, start);
-        method.dense(&mut workspace, &start, h, 0.5, &mut middle);
-        method.dense(&mut workspace, &start, h, 1.0, &mut at_end);
+        let [end, middle, at_end] = oscillator_step(&method, Particle::new(1.0, 1.0, 0.0), h);
         approx::assert_relative_eq!(at_end.position(), end.position(), max_relative = 1e-14);
         approx::assert_relative_eq!(at_end.momentum(), end.momentum(), max_relative = 1e-14);
         (middle.position() - (0.5 * h).cos()).abs()
