@@ -18,6 +18,10 @@
 //!   `√` of the norms, one division), `err^(1/8) = (err²)^(1/16)` by four `√`, and the
 //!   factor `0.9/plain` in one division.
 //!
+//! The groups `adaptive_sol/dop853-<N>` (N = 2, 6, 28, 100, 1000) measure the pair's cost
+//! per step at each size: timestep on an FPU-β chain as `[f64; N]` and as `Vec<f64>` against
+//! `tight/ts-order` (`ADAPTIVE_SOL_PROFILE=dop853-28/timestep-vec` for callgrind).
+//!
 //! ```text
 //! cargo bench -p timestep-peers --bench adaptive_sol
 //! ADAPTIVE_SOL_PROFILE=arenstorf/<function> ADAPTIVE_SOL_RUNS=1000 target/release/deps/adaptive_sol-*   # for callgrind
@@ -34,7 +38,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use shared::{Rhs, rung};
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::Tolerances;
+use timestep::{InPlace, Tolerances};
 use timestep::adaptive::Adaptive;
 
 const PAIR: timestep::EmbeddedPair<16> = timestep::Dop853::PAIR;
@@ -306,6 +310,22 @@ fn by_timestep<const N: usize, F: Rhs<N>>(
     (y, statistics)
 }
 
+/// timestep on the problem as a `Vec<f64>`, stepped in place (rates written by `rate_into`).
+#[inline(never)]
+fn by_timestep_vec<const N: usize, F: Rhs<N>>(
+    p: &Ivp<N, F>,
+    rate_into: fn(&[f64], &mut [f64]),
+    tol: f64,
+) -> (Vec<f64>, timestep::Statistics) {
+    let mut y = p.start.to_vec();
+    let forces = InPlace(move |y: &Vec<f64>, _t: f64, out: &mut Vec<f64>| rate_into(y, out));
+    let statistics = Adaptive::new(timestep::Dop853)
+        .with_tolerances(Tolerances::new(tol, tol))
+        .solve(&mut y, &forces, 0.0, p.end)
+        .expect("an adaptive run within its step budget");
+    (y, statistics)
+}
+
 /// ode_solvers' Dop853, as benches/peers.rs runs it.
 #[inline(never)]
 fn by_ode_solvers<const N: usize, F: Rhs<N>>(
@@ -412,6 +432,102 @@ fn groups<const N: usize, F: Rhs<N>>(c: &mut Criterion, p: &Ivp<N, F>) {
     }
 }
 
+/// The FPU-β chain: `n` unit masses between fixed walls joined by springs whose force is
+/// `−(d + d³)` at a stretch `d` (Fermi, Pasta, Ulam and Tsingou 1955); `y = (x₁…xₙ, v₁…vₙ)`,
+/// `2n` unknowns. Its right-hand side costs a few operations per unknown, so the pair's own
+/// arithmetic is what a step costs, at any size.
+fn chain_rate(y: &[f64], out: &mut [f64]) {
+    let n = y.len() / 2;
+    let (x, v) = y.split_at(n);
+    let (dx, dv) = out.split_at_mut(n);
+    dx.copy_from_slice(v);
+    let spring = |d: f64| d + d * d * d;
+    let mut left = spring(x[0]);
+    for i in 0..n {
+        let right = spring(if i + 1 < n { x[i + 1] } else { 0.0 } - x[i]);
+        dv[i] = right - left;
+        left = right;
+    }
+}
+
+/// [`chain_rate`] on an array, as the hand-written DOP853 and timestep's by-value path take it.
+fn chain<const N: usize>(y: &[f64; N], _t: f64) -> [f64; N] {
+    let mut out = [0.0; N];
+    chain_rate(y, &mut out);
+    out
+}
+
+/// The chain of `N / 2` masses at rest from displacements `0.3 sin(2.1 i)`, which excite
+/// every normal mode (frequencies up to 2), for 50 time units: a few hundred steps, so the
+/// run's setup is a small part of its cost.
+fn chain_problem<const N: usize>() -> Ivp<N, fn(&[f64; N], f64) -> [f64; N]> {
+    let n = N / 2;
+    let mut start = [0.0; N];
+    for (i, x) in start[..n].iter_mut().enumerate() {
+        *x = 0.3 * (2.1 * (i + 1) as f64).sin();
+    }
+    Ivp {
+        name: "chain",
+        start,
+        end: 50.0,
+        f: chain::<N>,
+        // One tolerance: the size groups run at the first.
+        tolerances: [("1e-6", 1e-6), ("1e-6", 1e-6)],
+        agree: 1e-9,
+    }
+}
+
+/// The groups `adaptive_sol/dop853-<N>`: timestep's DOP853 on the chain as `[f64; N]` and as
+/// a `Vec<f64>`, against the hand-written DOP853 (`tight/ts-order`) taking the same steps.
+fn size_group<const N: usize>(c: &mut Criterion) {
+    let p = chain_problem::<N>();
+    let tol = p.tolerances[0].1;
+    let (y, ts) = by_timestep(&p, tol);
+    let (y_vec, ts_vec) = by_timestep_vec(&p, chain_rate, tol);
+    let hand = tight::<N, _, false, false, false>(&p, tol);
+    println!(
+        "dop853-{N}: {} accepted / {} rejected / {} evaluations",
+        ts.accepted, ts.rejected, ts.evaluations
+    );
+    assert_eq!((hand.accepted, hand.rejected), (ts.accepted, ts.rejected));
+    assert_eq!(hand.evaluations, ts.evaluations);
+    assert_eq!((ts_vec.accepted, ts_vec.rejected), (ts.accepted, ts.rejected));
+    assert!(problems::distance(&hand.y, &y) <= p.agree);
+    assert!(problems::distance(&y_vec, &y) <= p.agree);
+    let mut group = c.benchmark_group(format!("adaptive_sol/dop853-{N}"));
+    group.bench_function("timestep", |b| b.iter(|| by_timestep(&p, black_box(tol))));
+    group.bench_function("timestep-vec", |b| {
+        b.iter(|| by_timestep_vec(&p, chain_rate, black_box(tol)))
+    });
+    group.bench_function("tight/ts-order", |b| {
+        b.iter(|| tight::<N, _, false, false, false>(&p, black_box(tol)))
+    });
+    group.finish();
+}
+
+/// `runs` runs of one side of `adaptive_sol/dop853-<N>`, for callgrind.
+fn profile_size<const N: usize>(function: &str, runs: usize) {
+    let p = chain_problem::<N>();
+    let tol = p.tolerances[0].1;
+    if runs == 0 {
+        let (_, ts) = by_timestep(&p, tol);
+        println!("dop853-{N}: {ts:?}");
+    }
+    for _ in 0..runs {
+        match function {
+            "timestep" => {
+                black_box(by_timestep(&p, black_box(tol)));
+            }
+            "timestep-vec" => {
+                black_box(by_timestep_vec(&p, chain_rate, black_box(tol)));
+            }
+            _ => {
+                black_box(tight::<N, _, false, false, false>(&p, black_box(tol)));
+            }
+        }
+    }
+}
+
 fn bench(c: &mut Criterion) {
     // timestep's tolerances in `benches/peers.rs` (at Arenstorf's 1e-10, its loosest rung).
     let arenstorf = Ivp {
@@ -438,12 +554,22 @@ fn bench(c: &mut Criterion) {
             .expect("ADAPTIVE_SOL_PROFILE=<problem>/<function>");
         match problem {
             "arenstorf" => profile(&arenstorf, function, &label, runs),
+            "dop853-2" => profile_size::<2>(function, runs),
+            "dop853-6" => profile_size::<6>(function, runs),
+            "dop853-28" => profile_size::<28>(function, runs),
+            "dop853-100" => profile_size::<100>(function, runs),
+            "dop853-1000" => profile_size::<1000>(function, runs),
             _ => profile(&lorenz, function, &label, runs),
         }
         std::process::exit(0);
     }
     groups(c, &arenstorf);
     groups(c, &lorenz);
+    size_group::<2>(c);
+    size_group::<6>(c);
+    size_group::<28>(c);
+    size_group::<100>(c);
+    size_group::<1000>(c);
 }
 
 criterion_group! {
