@@ -351,12 +351,7 @@ const FUSED_FROM: usize = 8;
 /// the term-by-term sum. Term by term, an array of 28 `f64` went through memory once per
 /// term (DOP853 on 28 unknowns: twice the instructions of a hand-written step).
 #[inline(always)]
-fn fused_sum<D: Vector>(
-    weights: &[f64],
-    rates: &[D],
-    first: usize,
-    out: &mut [D::Scalar],
-) -> bool {
+fn fused_sum<D: Vector>(weights: &[f64], rates: &[D], first: usize, out: &mut [D::Scalar]) -> bool {
     const BLOCK: usize = 8;
     let n = out.len();
     each_weight!(weights, |j, _w| {
@@ -364,21 +359,28 @@ fn fused_sum<D: Vector>(
             return false;
         }
     });
-    let (blocks, rest) = out.as_chunks_mut::<BLOCK>();
-    for (b, block) in blocks.iter_mut().enumerate() {
-        sum_block(weights, rates, first, b * BLOCK, block);
+    let mut offset = 0;
+    let mut blocks = out.chunks_exact_mut(BLOCK);
+    for block in &mut blocks {
+        sum_block::<D, BLOCK>(weights, rates, first, offset, as_array(block));
+        offset += BLOCK;
     }
-    let mut offset = n - rest.len();
-    let (quarters, tail) = rest.as_chunks_mut::<{ BLOCK / 2 }>();
-    for block in quarters {
-        sum_block(weights, rates, first, offset, block);
+    let mut quarters = blocks.into_remainder().chunks_exact_mut(BLOCK / 2);
+    for block in &mut quarters {
+        sum_block::<D, { BLOCK / 2 }>(weights, rates, first, offset, as_array(block));
         offset += BLOCK / 2;
     }
-    for value in tail {
+    for value in quarters.into_remainder() {
         sum_block(weights, rates, first, offset, core::array::from_mut(value));
         offset += 1;
     }
     true
+}
+
+/// A chunk of exactly `B` scalars as an array.
+#[inline(always)]
+fn as_array<T, const B: usize>(chunk: &mut [T]) -> &mut [T; B] {
+    chunk.try_into().expect("a chunk of the block's size")
 }
 
 /// [`fused_sum`]'s `B` scalars from `offset`.
@@ -439,11 +441,12 @@ pub(crate) fn combination<'a, D: Vector>(
         1 => (&rates[last], weights[last]),
         _ => {
             let sized_at_run_time = D::fixed_zero().is_none();
-            if let Some(out) = sum.as_scalars_mut()
-                && (sized_at_run_time || out.len() >= FUSED_FROM)
-                && fused_sum(weights, rates, first, out)
-            {
-                return (sum, 1.0);
+            if let Some(out) = sum.as_scalars_mut() {
+                if (sized_at_run_time || out.len() >= FUSED_FROM)
+                    && fused_sum(weights, rates, first, out)
+                {
+                    return (sum, 1.0);
+                }
             }
             each_weight!(weights, |j, w| {
                 let weight = D::Scalar::from_f64(w);

@@ -38,8 +38,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use shared::{Rhs, rung};
 use std::hint::black_box;
 use std::time::Duration;
-use timestep::{InPlace, Tolerances};
 use timestep::adaptive::Adaptive;
+use timestep::{InPlace, Tolerances};
 
 const PAIR: timestep::EmbeddedPair<16> = timestep::Dop853::PAIR;
 const A: [[f64; 16]; 16] = PAIR.tableau.a;
@@ -457,10 +457,13 @@ fn chain<const N: usize>(y: &[f64; N], _t: f64) -> [f64; N] {
     out
 }
 
+/// A right-hand side on `[f64; N]` as a function pointer.
+type ArrayRhs<const N: usize> = fn(&[f64; N], f64) -> [f64; N];
+
 /// The chain of `N / 2` masses at rest from displacements `0.3 sin(2.1 i)`, which excite
 /// every normal mode (frequencies up to 2), for 50 time units: a few hundred steps, so the
 /// run's setup is a small part of its cost.
-fn chain_problem<const N: usize>() -> Ivp<N, fn(&[f64; N], f64) -> [f64; N]> {
+fn chain_problem<const N: usize>() -> Ivp<N, ArrayRhs<N>> {
     let n = N / 2;
     let mut start = [0.0; N];
     for (i, x) in start[..n].iter_mut().enumerate() {
@@ -491,7 +494,10 @@ fn size_group<const N: usize>(c: &mut Criterion) {
     );
     assert_eq!((hand.accepted, hand.rejected), (ts.accepted, ts.rejected));
     assert_eq!(hand.evaluations, ts.evaluations);
-    assert_eq!((ts_vec.accepted, ts_vec.rejected), (ts.accepted, ts.rejected));
+    assert_eq!(
+        (ts_vec.accepted, ts_vec.rejected),
+        (ts.accepted, ts.rejected)
+    );
     assert!(problems::distance(&hand.y, &y) <= p.agree);
     assert!(problems::distance(&y_vec, &y) <= p.agree);
     let mut group = c.benchmark_group(format!("adaptive_sol/dop853-{N}"));
