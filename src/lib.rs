@@ -659,6 +659,7 @@ mod particles;
 pub mod prelude;
 pub mod rigid;
 mod scalar;
+pub mod sensitivity;
 mod small_vector;
 mod state;
 mod trajectory;
