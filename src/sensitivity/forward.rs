@@ -42,6 +42,12 @@ pub enum WithRespectTo {
 /// [`Tolerances`](crate::Tolerances), or excludes them with
 /// [`ErrorControl::StateOnly`](super::ErrorControl) (as CVODES's `errconS`).
 ///
+/// A finite-difference tangent carries rounding noise of about `√ε` relative: more than
+/// a tolerance below 10⁻⁸ can control on the sensitivities (measure the state alone,
+/// [`ErrorControl::StateOnly`](super::ErrorControl)), and more than the default Newton
+/// tolerance of the fixed-step implicit methods (`ε^(2/3)`), whose iteration then reports
+/// divergence: give those a looser one (`with_tolerance(1e-7)`), or a tangent.
+///
 /// Scratch buffers for the finite differences sit in a `RefCell` (made on the first
 /// evaluation, then reused): `Forward` is `Send` but not `Sync`.
 ///
@@ -77,6 +83,8 @@ pub struct Forward<V: Vector, M, P, W> {
 struct Scratch<V, P> {
     /// The perturbed state `y + h sᵢ` (made on first use: its size is the state's).
     probe: Option<V>,
+    /// The rate at the state and at a perturbed one, for the Jacobian's differences.
+    rates: Option<(V, V)>,
     /// The parameters, one of them perturbed while a difference is taken.
     perturbed: P,
     /// The parameter direction `e_k` (zero but while a tangent is taken).
@@ -133,6 +141,7 @@ where
         direction.as_mut().fill(V::Scalar::zero());
         let scratch = Scratch {
             probe: None,
+            rates: None,
             perturbed: parameters.clone(),
             direction,
         };
@@ -269,6 +278,62 @@ where
             };
             self.tangent(&mut scratch, y, t, s, parameter, rate, out);
         }
+    }
+    /// With an exact [`Model::tangent`], `false`: the implicit methods' finite differences
+    /// of the whole augmented rate give its block lower triangular Jacobian accurately
+    /// (`J_y` on the diagonal, the tangents' derivatives below). With the tangent by
+    /// finite differences those lower blocks would be differences of differences, noise
+    /// that stalls Newton's iteration; so then the block-diagonal matrix `diag(J_y, …,
+    /// J_y)` is written instead (CVODES's approximation for its simultaneous corrector:
+    /// Hindmarsh et al. 2005, §3.2), with `J_y` by forward differences of the rate, step
+    /// `√(ε · max(10⁻⁵, |yⱼ|))` (radau5.f's). Methods that iterate Newton to convergence
+    /// (backward Euler, the trapezoid, implicit midpoint, Newmark, Radau5) reach the same
+    /// solution with it; Rosenbrock methods and SEULEX build the Jacobian into their
+    /// formulas, and their sensitivities lose order with it: give those a tangent.
+    fn jacobian(
+        &self,
+        state: &B,
+        t: B::Scalar,
+        jacobian: &mut crate::Jacobian<'_, B::Scalar>,
+    ) -> bool {
+        let (y, sensitivities) = split(state.blocks());
+        let Some(first) = sensitivities.first() else {
+            return false;
+        };
+        let p = self.parameters.as_ref();
+        let mut scratch = self.scratch.borrow_mut();
+        let scratch = &mut *scratch;
+        let (base, column) = scratch
+            .rates
+            .get_or_insert_with(|| (y.zero_like(), y.zero_like()));
+        if self
+            .model
+            .tangent(y, p, t, first, scratch.direction.as_ref(), column)
+        {
+            return false;
+        }
+        let probe = scratch.probe.get_or_insert_with(|| y.zero_like());
+        self.model.rate(y, p, t, base);
+        let n = y.dim();
+        let blocks = 1 + sensitivities.len();
+        for c in 0..n {
+            let yc = y.component(c);
+            let step = (V::Scalar::epsilon() * yc.abs().max(V::Scalar::from_f64(1e-5))).sqrt();
+            probe.assign(y);
+            probe.set_component(c, yc + step);
+            let step = probe.component(c) - yc; // the step as represented
+            self.model.rate(probe, p, t, column);
+            for r in 0..n {
+                let entry = (column.component(r) - base.component(r)) / step;
+                for b in 0..blocks {
+                    let at = (b * n + r, b * n + c);
+                    if jacobian.contains(at) {
+                        jacobian[at] = entry;
+                    }
+                }
+            }
+        }
+        true
     }
 }
 

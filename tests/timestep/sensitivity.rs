@@ -20,8 +20,8 @@ use timestep::sensitivity::{
     Augmented, ErrorControl, Forward, Model, SensitivityError, Stacked, WithRespectTo,
 };
 use timestep::{
-    Adaptive, AdaptiveKind, Integrator, Method, MethodKind, Radau5, Rodas4, Scheme, Tolerances,
-    Vector,
+    Adaptive, AdaptiveKind, Integrator, Method, MethodKind, Radau5, Rodas4, Scheme, Stepper,
+    Tolerances, Trapezoid, Vector,
 };
 
 /// The adaptive method of that name.
@@ -284,7 +284,9 @@ impl Model<[f64; 2]> for VanDerPol {
 }
 
 /// Van der Pol at μ = 5 (stiff enough that the implicit methods pay) to t = 3, by the
-/// implicit methods on the augmented state, against central differences of tight runs.
+/// implicit methods on the augmented state, against central differences of tight runs:
+/// to 10⁻⁷ with the exact tangent (Radau5 and Rodas4), to 10⁻⁵ with finite differences
+/// (Radau5, on the block-diagonal Newton matrix).
 #[test]
 fn van_der_pol_with_implicit_methods_matches_central_differences() {
     let (mu, t) = (5.0, 3.0);
@@ -312,6 +314,20 @@ fn van_der_pol_with_implicit_methods_matches_central_differences() {
         .unwrap();
     assert_relative_eq!(y.sensitivity(0)[0], by_mu, max_relative = 1e-7);
     assert_relative_eq!(y.sensitivity(1)[0], by_x0, max_relative = 1e-7);
+
+    // Without a tangent: Radau5 on the block-diagonal Newton matrix, the sensitivities
+    // by one-sided differences (about √ε relative), with the error control on the state.
+    let by_differences = |y: &[f64; 2], p: &[f64], t: f64, out: &mut [f64; 2]| {
+        VanDerPol.rate(y, p, t, out);
+    };
+    let forward_by_differences = Forward::new(by_differences, [mu], wrt).unwrap();
+    let mut y: [[f64; 2]; 3] = forward_by_differences.initial([2.0, 0.0]).unwrap();
+    Adaptive::new(Radau5::new())
+        .with_component_tolerances(ErrorControl::StateOnly.tolerances(&y, tolerances))
+        .solve(&mut y, &forward_by_differences, 0.0, t)
+        .unwrap();
+    assert_relative_eq!(y.sensitivity(0)[0], by_mu, max_relative = 1e-5);
+    assert_relative_eq!(y.sensitivity(1)[0], by_x0, max_relative = 1e-5);
 
     let mut y = start;
     Adaptive::new(Rodas4)
@@ -515,4 +531,36 @@ fn initial_sensitivities() {
         large.blocks(),
         [vec![X0, V0], vec![0.0, 1.0], vec![0.0, 0.0]]
     );
+}
+
+/// With the tangent by finite differences, a fixed-step implicit method whose Newton
+/// tolerance is above the differences' `√ε` noise (here 10⁻⁷) converges, and its
+/// sensitivities are the discrete map's to that noise.
+#[test]
+fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
+    let (mu, dt, steps) = (1.0, 0.05, 40);
+    let by_differences = |y: &[f64; 2], p: &[f64], t: f64, out: &mut [f64; 2]| {
+        VanDerPol.rate(y, p, t, out);
+    };
+    let forward = Forward::new(by_differences, [mu], [WithRespectTo::Parameter(0)]).unwrap();
+    let trapezoid = Trapezoid::new().with_tolerance(1e-7);
+    let mut y: [[f64; 2]; 2] = forward.initial([2.0, 0.0]).unwrap();
+    let mut stepper = Stepper::new(trapezoid);
+    for i in 0..steps {
+        stepper
+            .step(&mut y, &forward, f64::from(i) * dt, dt)
+            .unwrap();
+    }
+    let plain = |mu: f64| {
+        let f = |y: &[f64; 2], _t: f64| [y[1], mu * (1.0 - y[0] * y[0]) * y[1] - y[0]];
+        let mut stepper = Stepper::new(Trapezoid::new().with_tolerance(1e-12));
+        let mut y = [2.0, 0.0];
+        for i in 0..steps {
+            stepper.step(&mut y, &f, f64::from(i) * dt, dt).unwrap();
+        }
+        y
+    };
+    let h = 1e-5;
+    let by_mu = (plain(mu + h)[0] - plain(mu - h)[0]) / (2.0 * h);
+    assert_relative_eq!(y.sensitivity(0)[0], by_mu, max_relative = 1e-5);
 }
