@@ -89,9 +89,19 @@ impl SplitMix64 {
     }
 }
 
+/// Each sample's position and its sensitivities `[∂x/∂k, ∂x/∂b]`.
+type Samples = Vec<(f64, [f64; 2])>;
+
+/// The end of a fit: the parameters, the cost and the normal matrix `Jᵀ J` there.
+struct Fit {
+    parameters: [f64; 2],
+    cost: f64,
+    normal: [[f64; 2]; 2],
+}
+
 /// The positions at the sample times and their sensitivities `[∂x/∂k, ∂x/∂b]`, solved
 /// at `[k, b]`.
-fn simulate(parameters: [f64; 2], times: &[f64]) -> Result<Vec<(f64, [f64; 2])>, String> {
+fn simulate(parameters: [f64; 2], times: &[f64]) -> Result<Samples, String> {
     let wrt = [WithRespectTo::Parameter(0), WithRespectTo::Parameter(1)];
     let forward = Forward::new(Spring, parameters, wrt).map_err(|e| e.to_string())?;
     let mut y: [[f64; 2]; 3] = forward.initial(START).map_err(|e| e.to_string())?;
@@ -106,11 +116,7 @@ fn simulate(parameters: [f64; 2], times: &[f64]) -> Result<Vec<(f64, [f64; 2])>,
 }
 
 /// `½ Σ rᵢ²` of the fit at `parameters`, with the simulation it came from.
-fn cost(
-    parameters: [f64; 2],
-    times: &[f64],
-    data: &[f64],
-) -> Result<(f64, Vec<(f64, [f64; 2])>), String> {
+fn cost(parameters: [f64; 2], times: &[f64], data: &[f64]) -> Result<(f64, Samples), String> {
     let samples = simulate(parameters, times)?;
     let cost = samples
         .iter()
@@ -148,12 +154,7 @@ fn inverse(m: [[f64; 2]; 2]) -> Option<[[f64; 2]; 2]> {
 
 /// Gauss–Newton from `start`, a row per iteration to `out`; the fit and the last
 /// normal matrix.
-fn fit(
-    start: [f64; 2],
-    times: &[f64],
-    data: &[f64],
-    out: &mut impl Write,
-) -> Result<([f64; 2], f64, [[f64; 2]; 2]), String> {
+fn fit(start: [f64; 2], times: &[f64], data: &[f64], out: &mut impl Write) -> Result<Fit, String> {
     let io = |e: io::Error| e.to_string();
     let mut parameters = start;
     let (mut current, mut samples) = cost(parameters, times, data)?;
@@ -209,8 +210,12 @@ fn fit(
         )
         .map_err(io)?;
         if moved <= 1e-10 * parameters[0].abs().max(parameters[1].abs()) {
-            let (jtj, _) = normal_equations(&samples, data);
-            return Ok((parameters, current, jtj));
+            let (normal, _) = normal_equations(&samples, data);
+            return Ok(Fit {
+                parameters,
+                cost: current,
+                normal,
+            });
         }
     }
     Err("no convergence in 50 iterations".into())
@@ -271,10 +276,14 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     match result {
-        Ok((fitted, cost, jtj)) => {
+        Ok(Fit {
+            parameters: fitted,
+            cost,
+            normal,
+        }) => {
             // σ² (Jᵀ J)⁻¹ with σ² estimated from the residuals (n − 2 degrees of freedom).
             let variance = 2.0 * cost / (SAMPLES - 2) as f64;
-            let errors = inverse(jtj).map_or([f64::NAN; 2], |c| {
+            let errors = inverse(normal).map_or([f64::NAN; 2], |c| {
                 [(variance * c[0][0]).sqrt(), (variance * c[1][1]).sqrt()]
             });
             eprintln!(

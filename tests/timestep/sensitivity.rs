@@ -170,13 +170,8 @@ fn spring_sensitivities_match_the_closed_form() {
         let y = spring_sensitivities("vern9", t, Tolerances::new(1e-13, 1e-15));
         for which in 0..4 {
             let exact = spring_exact(which, t);
-            for j in 0..2 {
-                assert_relative_eq!(
-                    y.sensitivity(which)[j],
-                    exact[j],
-                    max_relative = 1e-7,
-                    epsilon = 1e-12
-                );
+            for (got, exact) in y.sensitivity(which).iter().zip(exact) {
+                assert_relative_eq!(*got, exact, max_relative = 1e-7, epsilon = 1e-12);
             }
         }
     }
@@ -242,13 +237,8 @@ fn finite_difference_tangent_in_a_large_state() {
         .unwrap();
     for which in 0..4 {
         let exact = spring_exact(which, t);
-        for j in 0..2 {
-            assert_relative_eq!(
-                y.sensitivity(which)[j],
-                exact[j],
-                max_relative = 1e-6,
-                epsilon = 1e-9
-            );
+        for (got, exact) in y.sensitivity(which).iter().zip(exact) {
+            assert_relative_eq!(*got, exact, max_relative = 1e-6, epsilon = 1e-9);
         }
     }
 }
@@ -406,12 +396,12 @@ fn every_adaptive_method_with_state_only_error_control_takes_the_plain_steps() {
     {
         let name = kind.name();
         let mut plain = [X0, V0];
-        let plain_statistics = Adaptive::new(kind.clone())
+        let plain_statistics = Adaptive::new(kind)
             .with_tolerances(tolerances)
             .solve(&mut plain, &spring, 0.0, t)
             .unwrap();
         let mut y: [[f64; 2]; 5] = forward.initial([X0, V0]).unwrap();
-        let statistics = Adaptive::new(kind.clone())
+        let statistics = Adaptive::new(kind)
             .with_component_tolerances(ErrorControl::StateOnly.tolerances(&y, tolerances))
             .solve(&mut y, &forward, 0.0, t)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
