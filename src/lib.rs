@@ -106,6 +106,9 @@
 //! - [`FixedTimestep`] and [`Interpolate`]: fixed steps under variable frames, and the
 //!   blend to draw; [`InterpolateMotion`]: the blend along the velocities (cubic Hermite,
 //!   error `O(dt⁴)` where the straight line's is `O(dt²)`), and extrapolation.
+//! - [`sensitivity`]: forward sensitivities `∂y(t)/∂θ` with respect to parameters and
+//!   initial values, integrated alongside the state by any method
+//!   ([`sensitivity::Forward`] on an [`sensitivity::Augmented`] state).
 //! - [`rigid`]: rigid bodies ([`rigid::RigidBody`], [`rigid::DRigidBody`]) with their
 //!   [`rigid::Inertia`], forces at points, and a splitting integrator for free rotation
 //!   with its 4th- and 6th-order compositions.
@@ -659,6 +662,7 @@ mod particles;
 pub mod prelude;
 pub mod rigid;
 mod scalar;
+pub mod sensitivity;
 mod small_vector;
 mod state;
 mod trajectory;

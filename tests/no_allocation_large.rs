@@ -643,3 +643,65 @@ fn sparse_jacobians_allocate_only_on_the_first_step() {
         "sparse Radau5: {count} allocations in a run of {statistics:?}"
     );
 }
+
+/// `y′ᵢ = −k (1 + i/100) yᵢ + c`, parameters `[k, c]`, with its exact tangent or, when
+/// `exact` is false, none (finite differences).
+struct Decay {
+    exact: bool,
+}
+
+impl timestep::sensitivity::Model<Vec<f64>> for Decay {
+    fn rate(&self, y: &Vec<f64>, p: &[f64], _t: f64, out: &mut Vec<f64>) {
+        for (i, (o, y)) in out.iter_mut().zip(y).enumerate() {
+            *o = -p[0] * (1.0 + i as f64 * 0.01) * y + p[1];
+        }
+    }
+
+    fn tangent(
+        &self,
+        y: &Vec<f64>,
+        p: &[f64],
+        _t: f64,
+        dy: &Vec<f64>,
+        dp: &[f64],
+        out: &mut Vec<f64>,
+    ) -> bool {
+        for (i, ((o, y), dy)) in out.iter_mut().zip(y).zip(dy).enumerate() {
+            let a = 1.0 + i as f64 * 0.01;
+            *o = -p[0] * a * dy - dp[0] * a * y + dp[1];
+        }
+        self.exact
+    }
+}
+
+/// Forward sensitivities on a state sized at run time ([`Stacked`]`<Vec<f64>>`, two
+/// sensitivities): every method allocates only on its first step, with the exact tangent
+/// and (explicit methods, whose fixed steps have no Newton tolerance for the differences'
+/// `√ε` noise to exceed) with finite differences, whose buffers are made on the first
+/// evaluation.
+#[test]
+fn every_method_on_stacked_sensitivities_allocates_only_on_its_first_step() {
+    use timestep::Scheme;
+    use timestep::sensitivity::{Forward, Stacked, WithRespectTo};
+    for exact in [true, false] {
+        let wrt = vec![WithRespectTo::Parameter(0), WithRespectTo::InitialValue(3)];
+        let forward = Forward::new(Decay { exact }, vec![1.0, 0.5], wrt).expect("valid parameters");
+        for kind in MethodKind::all() {
+            if !exact && kind.properties().implicit {
+                continue;
+            }
+            let mut y: Stacked<Vec<f64>> = forward.initial(vec![1.0; 20]).expect("a start");
+            let count = allocations_after_first_step(
+                kind.name(),
+                &mut Method::new(kind),
+                &mut y,
+                &forward,
+                0.01,
+            );
+            assert_eq!(
+                count, 0,
+                "{kind} on Stacked<Vec<f64>> (exact tangent: {exact}): {count} allocations in {STEPS} steps"
+            );
+        }
+    }
+}

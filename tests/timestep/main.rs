@@ -29,5 +29,6 @@ mod nothing_silent;
 mod properties;
 mod reference_solutions;
 mod rigid;
+mod sensitivity;
 #[cfg(feature = "serde")]
 mod serde;

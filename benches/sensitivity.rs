@@ -1,0 +1,148 @@
+//! What forward sensitivities cost: the damped spring `x'' = −k x − b x'` (unit mass,
+//! k = 4, b = 0.5, from x = 1, v = 0.3) solved by Dormand–Prince 5(4) to t = 20 at
+//! tolerances 10⁻⁸, plain and with p = 1, 2, 4 sensitivities (k; k and b; k, b, x₀, v₀)
+//! by the exact tangent, and p = 2 by finite differences. The error control measures the
+//! state alone ([`ErrorControl::StateOnly`]), so every case takes the plain solve's
+//! steps; the target is at most `1.3 (1 + p)` times the plain solve.
+//!
+//! With `SENSITIVITY_PROFILE` set to `plain`, `p1`, `p2`, `p4` or `p2-fd` the binary runs
+//! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
+//! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
+//!
+//! ```text
+//! cargo bench --bench sensitivity
+//! ```
+
+use criterion::{Criterion, criterion_group};
+use std::hint::black_box;
+use timestep::sensitivity::{ErrorControl, Forward, Model, WithRespectTo};
+use timestep::{Adaptive, Dopri5, Statistics, Tolerances};
+
+const K: f64 = 4.0;
+const B: f64 = 0.5;
+const START: [f64; 2] = [1.0, 0.3];
+const END: f64 = 20.0;
+const TOLERANCES: Tolerances = Tolerances::new(1e-8, 1e-8);
+
+/// The spring with its exact tangent.
+struct Spring;
+
+impl Model<[f64; 2]> for Spring {
+    #[inline]
+    fn rate(&self, y: &[f64; 2], p: &[f64], _t: f64, out: &mut [f64; 2]) {
+        *out = [y[1], -p[0] * y[0] - p[1] * y[1]];
+    }
+
+    #[inline]
+    fn tangent(
+        &self,
+        y: &[f64; 2],
+        p: &[f64],
+        _t: f64,
+        dy: &[f64; 2],
+        dp: &[f64],
+        out: &mut [f64; 2],
+    ) -> bool {
+        *out = [
+            dy[1],
+            -p[0] * dy[0] - p[1] * dy[1] - dp[0] * y[0] - dp[1] * y[1],
+        ];
+        true
+    }
+}
+
+/// The spring without a tangent: finite differences.
+struct SpringByDifferences;
+
+impl Model<[f64; 2]> for SpringByDifferences {
+    #[inline]
+    fn rate(&self, y: &[f64; 2], p: &[f64], t: f64, out: &mut [f64; 2]) {
+        Spring.rate(y, p, t, out);
+    }
+}
+
+/// The plain solve: the same rate as a closure.
+#[inline(never)]
+fn plain() -> ([f64; 2], Statistics) {
+    let parameters = [K, B];
+    let spring = |y: &[f64; 2], t: f64| {
+        let mut out = [0.0; 2];
+        Spring.rate(y, &parameters, t, &mut out);
+        out
+    };
+    let mut y = START;
+    let statistics = Adaptive::new(Dopri5)
+        .with_tolerances(TOLERANCES)
+        .solve(&mut y, &spring, 0.0, END)
+        .expect("the spring solves");
+    (y, statistics)
+}
+
+/// The solve with the sensitivities `wrt`, `N = 1 + wrt.len()` blocks.
+#[inline(never)]
+fn sensitivities<M: Model<[f64; 2]>, const N: usize>(
+    model: M,
+    wrt: &[WithRespectTo],
+) -> ([[f64; 2]; N], Statistics) {
+    let forward = Forward::new(model, [K, B], wrt).expect("valid parameters");
+    let mut y: [[f64; 2]; N] = forward.initial(START).expect("N blocks");
+    let tolerances = ErrorControl::StateOnly.tolerances(&y, TOLERANCES);
+    let statistics = Adaptive::new(Dopri5)
+        .with_component_tolerances(tolerances)
+        .solve(&mut y, &forward, 0.0, END)
+        .expect("the spring solves");
+    (y, statistics)
+}
+
+const ALL: [WithRespectTo; 4] = [
+    WithRespectTo::Parameter(0),
+    WithRespectTo::Parameter(1),
+    WithRespectTo::InitialValue(0),
+    WithRespectTo::InitialValue(1),
+];
+
+/// One case by name; its steps, accepted and rejected.
+fn case(name: &str) -> (u64, u64) {
+    let statistics = match name {
+        "plain" => black_box(plain()).1,
+        "p1" => black_box(sensitivities::<_, 2>(Spring, &ALL[..1])).1,
+        "p2" => black_box(sensitivities::<_, 3>(Spring, &ALL[..2])).1,
+        "p4" => black_box(sensitivities::<_, 5>(Spring, &ALL)).1,
+        "p2-fd" => black_box(sensitivities::<_, 3>(SpringByDifferences, &ALL[..2])).1,
+        _ => panic!("SENSITIVITY_PROFILE is plain, p1, p2, p4 or p2-fd, not {name:?}"),
+    };
+    (statistics.accepted, statistics.rejected)
+}
+
+const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
+
+fn benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sensitivity");
+    for name in CASES {
+        group.bench_function(name, |b| b.iter(|| case(name)));
+    }
+    group.finish();
+}
+
+criterion_group!(sensitivity, benches);
+
+fn main() {
+    if let Ok(name) = std::env::var("SENSITIVITY_PROFILE") {
+        let runs = std::env::var("SENSITIVITY_PROFILE_RUNS").map_or(100, |runs| {
+            runs.parse()
+                .expect("SENSITIVITY_PROFILE_RUNS is a number of runs")
+        });
+        let mut steps = (0, 0);
+        for _ in 0..runs {
+            steps = case(&name);
+        }
+        println!("{name}: {} accepted, {} rejected steps", steps.0, steps.1);
+        return;
+    }
+    // Every case takes the plain solve's steps, or the comparison is not like for like.
+    for name in CASES {
+        assert_eq!(case(name), case("plain"), "{name}");
+    }
+    sensitivity();
+    Criterion::default().configure_from_args().final_summary();
+}

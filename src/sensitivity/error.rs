@@ -1,0 +1,66 @@
+//! [`SensitivityError`]: what forward sensitivities refuse.
+
+use crate::error::Number;
+use core::fmt;
+
+/// Why a forward-sensitivity problem was refused when it was set up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SensitivityError {
+    /// A sensitivity asked with respect to a parameter the model does not have.
+    ParameterOutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// How many parameters there are.
+        count: usize,
+    },
+    /// A sensitivity asked with respect to an initial value of a coordinate the state does
+    /// not have.
+    InitialValueOutOfRange {
+        /// The coordinate asked for.
+        index: usize,
+        /// How many coordinates the state has.
+        dim: usize,
+    },
+    /// A parameter is infinite or `NaN`.
+    NonFiniteParameter {
+        /// Its index.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// An augmented state of a fixed number of blocks (`[V; K]`) that is not one block
+    /// for the state plus one per sensitivity.
+    BlockCount {
+        /// The blocks needed: one plus the number of sensitivities.
+        needed: usize,
+        /// The blocks the type holds.
+        held: usize,
+    },
+}
+
+impl fmt::Display for SensitivityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SensitivityError::ParameterOutOfRange { index, count } => write!(
+                f,
+                "sensitivity with respect to parameter {index} asked of a model with {count} parameters"
+            ),
+            SensitivityError::InitialValueOutOfRange { index, dim } => write!(
+                f,
+                "sensitivity with respect to the initial value of coordinate {index} asked of a state of {dim} coordinates"
+            ),
+            SensitivityError::NonFiniteParameter { index, value } => write!(
+                f,
+                "parameter {index} is {}: parameters must be finite",
+                Number(value)
+            ),
+            SensitivityError::BlockCount { needed, held } => write!(
+                f,
+                "an augmented state of {held} blocks for {needed} (the state and one per sensitivity)"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for SensitivityError {}
