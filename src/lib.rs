@@ -658,6 +658,8 @@ mod particle;
 mod particles;
 pub mod prelude;
 pub mod rigid;
+#[cfg(feature = "serde")]
+mod saved;
 mod scalar;
 mod small_vector;
 mod state;
@@ -709,6 +711,8 @@ pub use interpolate::{Interpolate, InterpolateMotion};
 pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
+#[cfg(feature = "serde")]
+pub use saved::SerdeState;
 pub use scalar::Scalar;
 pub use small_vector::{NoVelocity, SmallVector};
 pub use state::{Derivative, DerivativeOf, Forces, InPlace, Positional, State};
