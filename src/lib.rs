@@ -612,9 +612,12 @@
 //!   without `std`.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
 //!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
-//!   glam's types) and the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
+//!   glam's types), the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
 //!   the method's name, a [`Stepper`] as its method, [`FixedTimestep`], [`rigid::Inertia`],
-//!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
+//!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]) and saved runs: a [`Stepper`]
+//!   with its workspace (a method's history, an implicit method's kept matrix) and an
+//!   adaptive run's [`adaptive::Snapshot`], which go on bit for bit once loaded (for states
+//!   that are a [`SerdeState`]). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
 //!   and its orientation a unit quaternion. Unknown fields are refused, and so are

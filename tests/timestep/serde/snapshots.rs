@@ -26,7 +26,8 @@ fn van_der_pol(y: &[f64; 2], _t: f64) -> [f64; 2] {
     [y[1], 10.0 * (1.0 - y[0] * y[0]) * y[1] - y[0]]
 }
 
-/// The same on a `Vec` of two.
+/// The same on a `Vec` of two (forces take the state as it is: `&Vec`).
+#[allow(clippy::ptr_arg)]
 fn van_der_pol_vec(y: &Vec<f64>, t: f64) -> Vec<f64> {
     van_der_pol(&[y[0], y[1]], t).to_vec()
 }
