@@ -617,7 +617,7 @@
 //!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]) and saved runs: a [`Stepper`]
 //!   with its workspace (a method's history, an implicit method's kept matrix) and an
 //!   adaptive run's [`adaptive::Snapshot`], which go on bit for bit once loaded (for states
-//!   that are a [`SerdeState`]). Deserializing checks what the
+//!   that are a `SerdeState`). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
 //!   and its orientation a unit quaternion. Unknown fields are refused, and so are

@@ -14,16 +14,17 @@ use crate::{Scalar, State};
 /// [`Adaptive::resume`](super::Adaptive::resume), which goes on bit for bit as the run
 /// that was never interrupted.
 ///
-/// With the feature `serde` it serializes (for a state that is a
-/// [`SerdeState`](crate::SerdeState), and a method whose workspace serializes: every method
-/// of the crate's), as the state, the workspace's numbers (stage rates, the last step's
-/// dense output, a kept Jacobian and its LU factors with their row pivots, the method's
-/// memory) and the run's memory; a loaded snapshot resumed as it was saved goes on bit for
-/// bit too. Loading refuses what is malformed (unknown fields, buffers whose sizes do not
-/// fit together, pivots outside their matrix), and [`resume`](super::Adaptive::resume)
-/// refuses a loaded snapshot whose workspace is not one the solver's method makes for its
-/// state ([`AdaptiveError::SnapshotMismatch`](crate::AdaptiveError::SnapshotMismatch)).
-/// Two numbers are found again instead of saved, the same bits from the same inputs: an
+/// With the feature `serde` it serializes, for a state that is a `SerdeState` (every
+/// state of the crate) and a method whose workspace serializes (every method of the
+/// crate's): the state, the workspace's numbers (stage rates, the last step's dense output,
+/// a kept Jacobian and its LU factors with their row pivots, the method's memory) and the
+/// run's memory. A loaded snapshot resumed by a solver with the saved run's settings goes
+/// on bit for bit too. Loading refuses what is malformed (unknown fields, buffers whose
+/// sizes do not fit together, pivots outside their matrix), and
+/// [`resume`](super::Adaptive::resume) refuses a loaded snapshot whose workspace is not one
+/// the solver's method makes for its state, or whose times are not a run's
+/// ([`AdaptiveError::SnapshotMismatch`](crate::AdaptiveError::SnapshotMismatch)). Two
+/// numbers are found again instead of saved, the same bits from the same inputs: an
 /// explicit pair's stability boundary (for the stiffness test) and Radau5's tolerance
 /// factors. A sparse Jacobian's LU is not saved: a snapshot holding one refuses to
 /// serialize. Formats without infinity and `NaN` (JSON) cannot save a run whose state or
