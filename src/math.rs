@@ -112,6 +112,9 @@ functions!(f64, sin_cos_f64, sincos, exp, expm1, pow, log, cbrt);
 /// `libm` crate 0.2.16 has them (`src/math/k_sinf.rs`, `k_cosf.rs`, `k_sin.rs`,
 /// `k_cos.rs`), and the thresholds those of its `sincosf.rs` and `sincos.rs`.
 #[cfg(feature = "deterministic")]
+// The coefficients as msun publishes them (more digits than an f64 holds; they round to
+// the bits given in its comments).
+#[allow(clippy::excessive_precision)]
 mod small_angle {
     #[inline(always)]
     pub(super) fn sin_cos_f32(x: f32) -> Option<(f32, f32)> {
