@@ -27,6 +27,11 @@ pub(crate) const MAX_STEPS: u64 = if (usize::MAX as u64) < (1 << 53) {
 /// assert_eq!(y, 1.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 #[non_exhaustive]
 pub enum StepError {
     /// `t` or `dt` is infinite or `NaN`.
@@ -67,7 +72,10 @@ pub enum StepError {
     /// overflows); the state is left as it was.
     Overflow {
         /// What overflowed, e.g. `"orientation"`.
-        quantity: &'static str,
+        // `core::primitive::str`, not `str`: serde would borrow a `&str` field from the
+        // input, which a `'static` one cannot; it is one of a known few instead.
+        #[cfg_attr(feature = "serde", serde(deserialize_with = "overflowing_quantity"))]
+        quantity: &'static core::primitive::str,
         /// The value that overflowed (for an orientation: the largest coordinate of
         /// `ω · dt`, in radians).
         value: f64,
@@ -173,6 +181,43 @@ pub enum StepError {
         /// Numbers that fit on the stack.
         capacity: usize,
     },
+    /// A loaded [`Stepper`](crate::Stepper)'s saved workspace was made for another state
+    /// (another size) or another method or structure than the one it was given to step.
+    /// The stepper is left as loaded; [`reset`](crate::Stepper::reset) it to start afresh.
+    WorkspaceMismatch,
+}
+
+/// The quantities a step reports as overflowing ([`StepError::Overflow`]): a rigid body's.
+#[cfg(feature = "serde")]
+const OVERFLOWING: [&str; 3] = [
+    "orientation",
+    "angular velocity I⁻¹ L",
+    "angular momentum I ω",
+];
+
+/// One of [`OVERFLOWING`], loaded (the error holds a `&'static str`).
+#[cfg(feature = "serde")]
+fn overflowing_quantity<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<&'static str, D::Error> {
+    struct Quantity;
+
+    impl serde::de::Visitor<'_> for Quantity {
+        type Value = &'static str;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "one of {OVERFLOWING:?}")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<&'static str, E> {
+            OVERFLOWING
+                .into_iter()
+                .find(|known| *known == name)
+                .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(name), &self))
+        }
+    }
+
+    deserializer.deserialize_str(Quantity)
 }
 
 impl StepError {
@@ -190,6 +235,7 @@ impl StepError {
                 | StepError::SparseUnavailable
                 | StepError::TooManyUnknowns { .. }
                 | StepError::NotSecondOrder
+                | StepError::WorkspaceMismatch
         )
     }
 }
@@ -298,6 +344,9 @@ impl fmt::Display for StepError {
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,
                 "the implicit solve needs {unknowns} numbers but only {capacity} fit on the stack; enable the `alloc` feature (on with `std`) to solve on the heap"
+            ),
+            StepError::WorkspaceMismatch => f.write_str(
+                "the loaded stepper's saved workspace was made for a state of another size or another method than the one it was given",
             ),
         }
     }
@@ -497,6 +546,11 @@ pub enum AdaptiveError {
         /// The steps allowed.
         steps: u64,
     },
+    /// A loaded [`Snapshot`](crate::adaptive::Snapshot) does not fit the solver it was
+    /// given to resume: its workspace was made for a state of another size, or by another
+    /// method or structure, or its times and step are not those of a run (not finite, or
+    /// its step against its direction).
+    SnapshotMismatch,
 }
 
 impl fmt::Display for AdaptiveError {
@@ -541,6 +595,9 @@ impl fmt::Display for AdaptiveError {
             AdaptiveError::TooManySteps { t, steps } => {
                 write!(f, "{steps} steps taken without reaching the end (stopped at t = {t:e})")
             }
+            AdaptiveError::SnapshotMismatch => f.write_str(
+                "the loaded snapshot does not fit the solver: its workspace was made for a state of another size or by another method, or its times are not a run's",
+            ),
         }
     }
 }

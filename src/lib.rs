@@ -615,9 +615,12 @@
 //!   without `std`.
 //! - `serde`: `Serialize` and `Deserialize` for the states ([`Particle`], [`Derivative`],
 //!   [`NoVelocity`], the rigid bodies [`rigid::RigidBody`] and [`rigid::DRigidBody`],
-//!   glam's types) and the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
+//!   glam's types), the settings ([`BackwardEuler`], [`MethodKind`] and [`Method`] as
 //!   the method's name, a [`Stepper`] as its method, [`FixedTimestep`], [`rigid::Inertia`],
-//!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]). Deserializing checks what the
+//!   [`rigid::OrientationUpdate`], [`rigid::Splitting`]) and saved runs: a [`Stepper`]
+//!   with its workspace (a method's history, an implicit method's kept matrix) and an
+//!   adaptive run's [`adaptive::Snapshot`], which go on bit for bit once loaded (for states
+//!   that are a `SerdeState`). Deserializing checks what the
 //!   constructors check: a particle's mass must be finite and positive, a
 //!   `FixedTimestep`'s `dt` too, a rigid body's inertia tensor must be one a body can have
 //!   and its orientation a unit quaternion. Unknown fields are refused, and so are
@@ -661,6 +664,8 @@ mod particle;
 mod particles;
 pub mod prelude;
 pub mod rigid;
+#[cfg(feature = "serde")]
+mod saved;
 mod scalar;
 pub mod sensitivity;
 mod small_vector;
@@ -713,6 +718,8 @@ pub use interpolate::{Interpolate, InterpolateMotion};
 pub use particle::Particle;
 #[cfg(feature = "alloc")]
 pub use particles::{Particles, ParticlesError};
+#[cfg(feature = "serde")]
+pub use saved::SerdeState;
 pub use scalar::Scalar;
 pub use small_vector::{NoVelocity, SmallVector};
 pub use state::{Derivative, DerivativeOf, Forces, InPlace, Positional, State};

@@ -79,6 +79,17 @@ pub struct Adaptive<S: State, M: AdaptiveMethod<S>> {
 }
 
 /// The buffers of an adaptive run: the method's, and the driver's own.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        deny_unknown_fields,
+        bound(
+            serialize = "S: crate::SerdeState, M::Workspace: serde::Serialize",
+            deserialize = "S: crate::SerdeState, M::Workspace: serde::Deserialize<'de>"
+        )
+    )
+)]
 pub(super) struct Workspace<S: State, M: AdaptiveMethod<S>> {
     pub(super) method: M::Workspace,
     /// The candidate of an attempt; after an accepted step, the state before it.
@@ -295,7 +306,9 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     /// # Errors
     ///
     /// [`AdaptiveError`] for invalid settings (tolerances, controller, initial or largest
-    /// step), as [`start`](Adaptive::start).
+    /// step), as [`start`](Adaptive::start); [`AdaptiveError::SnapshotMismatch`] for a
+    /// snapshot loaded with serde that does not fit this solver (its workspace made for a
+    /// state of another size, or by another method, or its times not a run's).
     pub fn resume<'a, F: Forces<S> + ?Sized>(
         &'a mut self,
         snapshot: &Snapshot<S, M>,
@@ -307,6 +320,12 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     {
         self.check_settings()?;
         self.tolerances.check(snapshot.workspace.rate.dim())?;
+        #[cfg(feature = "serde")]
+        if let Some(fits) = snapshot.loaded {
+            if !fits(&self.method, snapshot) {
+                return Err(AdaptiveError::SnapshotMismatch);
+            }
+        }
         match &mut self.workspace {
             Some(workspace) if workspace.rate.dim() == snapshot.workspace.rate.dim() => {
                 workspace.clone_from(&snapshot.workspace);

@@ -66,6 +66,11 @@ pub struct Run<'a, S: State, M: AdaptiveMethod<S>, F: ?Sized> {
 /// What a run remembers between steps besides the method's workspace: where it is, the
 /// controller's memory, the counters.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(super) struct Progress {
     /// Where the state is.
     pub(super) t: f64,
@@ -95,6 +100,28 @@ pub(super) struct Progress {
     failure: Option<StepError>,
     stiffness: StiffnessTest,
     pub(super) statistics: Statistics,
+}
+
+impl Progress {
+    /// Whether the times and steps are those of a run (checked on a loaded snapshot): all
+    /// finite, the direction ±1, the next step not against it, the largest not negative.
+    #[cfg(feature = "serde")]
+    pub(super) fn is_valid(&self) -> bool {
+        let finite = [
+            self.t,
+            self.end,
+            self.max_step,
+            self.h,
+            self.step_start,
+            self.step_length,
+        ]
+        .iter()
+        .all(|x| x.is_finite());
+        finite
+            && self.direction.abs() == 1.0
+            && self.h * self.direction >= 0.0
+            && self.max_step >= 0.0
+    }
 }
 
 impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F> {
@@ -178,6 +205,8 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             state: self.state.clone(),
             workspace: self.workspace.clone(),
             progress: self.progress.clone(),
+            #[cfg(feature = "serde")]
+            loaded: None,
         }
     }
 

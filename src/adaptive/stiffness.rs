@@ -5,6 +5,11 @@ use crate::control::Statistics;
 
 /// dopri5.f's stiffness test: when it is due, and its counters.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(super) struct StiffnessTest {
     /// Test every this many accepted steps (0: never).
     every: u64,

@@ -134,6 +134,11 @@ impl Default for Controller {
 /// small ([`AdaptiveError::StepTooSmall`](crate::AdaptiveError::StepTooSmall)) or taken
 /// with the sign of the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Decision {
     /// Whether the step is accepted.
     pub accept: bool,
@@ -244,6 +249,11 @@ impl Controller {
 
 /// What a run's [`Controller`] remembers of the accepted steps before the next one.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct Memory {
     /// The logarithm of the last accepted step's error, at least 10⁻⁴ (the PI term's).
     ln_error: f64,

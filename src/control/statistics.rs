@@ -22,6 +22,11 @@ use core::ops::{Add, AddAssign};
 /// # Ok::<(), timestep::AdaptiveError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Statistics {
     /// Force evaluations.
     pub evaluations: u64,
@@ -61,6 +66,11 @@ impl Statistics {
 /// Why an adaptive run ended. (A run that fails ends with an
 /// [`AdaptiveError`](crate::AdaptiveError) instead, which says why.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 #[non_exhaustive]
 pub enum Stop {
     /// Not ended: the run is going on (a [`Run`](crate::adaptive::Run) between steps), or

@@ -67,6 +67,11 @@ macro_rules! adaptive_methods {
 
         /// The workspace of an [`AdaptiveKind`]: the workspace of the method it names.
         #[allow(clippy::large_enum_variant)]
+        #[cfg_attr(
+            feature = "serde",
+            derive(serde::Serialize, serde::Deserialize),
+            serde(bound = "S: crate::SerdeState", rename_all = "kebab-case")
+        )]
         pub enum AdaptiveKindWorkspace<S: State> {
             $(
                 #[doc = concat!("`", $name, "`'s.")]

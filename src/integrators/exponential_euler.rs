@@ -58,6 +58,11 @@ pub struct ExponentialEuler;
 
 /// The buffers of an exponential Euler step: the rate and the linear part's diagonal.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct ExponentialEulerWorkspace<S: State> {
     rate: DerivativeOf<S>,
     diagonal: DerivativeOf<S>,

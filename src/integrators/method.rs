@@ -94,10 +94,20 @@ macro_rules! methods {
 
         /// The workspace of a [`MethodKind`]: the workspace of the method it names.
         #[derive(Clone, Debug)]
+        #[cfg_attr(
+            feature = "serde",
+            derive(serde::Serialize, serde::Deserialize),
+            serde(bound = "S: crate::SerdeState")
+        )]
         pub struct MethodWorkspace<S: State>(WorkspaceOf<S>);
 
         #[derive(Clone, Debug)]
         #[allow(clippy::large_enum_variant)]
+        #[cfg_attr(
+            feature = "serde",
+            derive(serde::Serialize, serde::Deserialize),
+            serde(bound = "S: crate::SerdeState", rename_all = "kebab-case")
+        )]
         enum WorkspaceOf<S: State> {
             $($variant(<$method as Scheme>::Workspace<S>),)*
         }

@@ -50,6 +50,10 @@ use core::fmt;
 pub struct Stepper<M: Scheme, S: State> {
     method: M,
     workspace: Option<M::Workspace<S>>,
+    /// A workspace loaded with serde, to be checked against the one the method makes for
+    /// the state of the first step.
+    #[cfg(all(feature = "serde", feature = "alloc"))]
+    loaded: Option<Loaded<M::Workspace<S>>>,
 }
 
 impl<M: Scheme, S: State> Stepper<M, S> {
@@ -59,6 +63,8 @@ impl<M: Scheme, S: State> Stepper<M, S> {
         Stepper {
             method,
             workspace: None,
+            #[cfg(all(feature = "serde", feature = "alloc"))]
+            loaded: None,
         }
     }
 
@@ -67,7 +73,12 @@ impl<M: Scheme, S: State> Stepper<M, S> {
     #[must_use]
     pub fn for_state(method: M, template: &S) -> Self {
         let workspace = Some(method.workspace(template));
-        Stepper { method, workspace }
+        Stepper {
+            method,
+            workspace,
+            #[cfg(all(feature = "serde", feature = "alloc"))]
+            loaded: None,
+        }
     }
 
     /// The method.
@@ -80,11 +91,20 @@ impl<M: Scheme, S: State> Stepper<M, S> {
     /// makes a new workspace, sized from the state it is given).
     pub fn reset(&mut self) {
         self.workspace = None;
+        #[cfg(all(feature = "serde", feature = "alloc"))]
+        {
+            self.loaded = None;
+        }
     }
 
-    /// The workspace, once a step (or [`for_state`](Stepper::for_state)) has made it.
+    /// The workspace, once a step (or [`for_state`](Stepper::for_state)) has made it, or
+    /// the stepper was loaded with one.
     #[must_use]
     pub fn workspace(&self) -> Option<&M::Workspace<S>> {
+        #[cfg(all(feature = "serde", feature = "alloc"))]
+        if let Some(loaded) = &self.loaded {
+            return Some(&loaded.workspace);
+        }
         self.workspace.as_ref()
     }
 }
@@ -99,8 +119,25 @@ impl<M: Scheme, S: State> Integrator<S> for Stepper<M, S> {
         dt: S::Scalar,
     ) -> Result<(), StepError> {
         if should_step(t, dt)? {
-            let Stepper { method, workspace } = self;
-            let workspace = workspace.get_or_insert_with(|| method.workspace(state));
+            #[cfg(all(feature = "serde", feature = "alloc"))]
+            let mut fits = true;
+            let Stepper {
+                method,
+                workspace,
+                #[cfg(all(feature = "serde", feature = "alloc"))]
+                loaded,
+            } = self;
+            let workspace = workspace.get_or_insert_with(|| {
+                #[cfg(all(feature = "serde", feature = "alloc"))]
+                if let Some(loaded) = loaded.take() {
+                    return loaded.check(method.workspace(state), &mut fits);
+                }
+                method.workspace(state)
+            });
+            #[cfg(all(feature = "serde", feature = "alloc"))]
+            if !fits {
+                return Err(StepError::WorkspaceMismatch);
+            }
             method.advance(workspace, state, forces, t, dt)?;
         }
         Ok(())
@@ -121,6 +158,8 @@ where
         Stepper {
             method: self.method.clone(),
             workspace: self.workspace.clone(),
+            #[cfg(all(feature = "serde", feature = "alloc"))]
+            loaded: self.loaded.clone(),
         }
     }
 }
@@ -158,16 +197,113 @@ impl<M: Scheme + PartialEq, S: State> PartialEq for Stepper<M, S> {
     }
 }
 
-/// A stepper is saved as its method alone: the workspace is scratch memory and the
-/// history of one run, and a loaded stepper starts afresh.
-#[cfg(feature = "serde")]
+/// A stepper without a workspace is saved as its method alone (a method's settings, as
+/// in a configuration file: `"rk4"`), one with a workspace as
+/// `{"method": …, "workspace": …}`: the workspace's numbers, the history of a method that
+/// has one (position Verlet's last step, Beeman's and Adams–Bashforth–Moulton's past
+/// forces, an implicit method's kept matrix and its LU factors), so that a loaded stepper
+/// goes on bit for bit as the one saved. Both load; a loaded workspace is checked on the
+/// first step against the one the method makes for the state it is given (its size, the
+/// method, the matrices' structure) and refused with [`StepError::WorkspaceMismatch`] if it
+/// does not fit. (Without the feature `alloc`, a stepper is saved and loaded as its method
+/// alone.)
+#[cfg(all(feature = "serde", feature = "alloc"))]
+impl<M: Scheme + serde::Serialize, S: State> serde::Serialize for Stepper<M, S>
+where
+    M::Workspace<S>: serde::Serialize,
+{
+    fn serialize<Se: serde::Serializer>(&self, serializer: Se) -> Result<Se::Ok, Se::Error> {
+        match self.workspace() {
+            Some(workspace) => WithWorkspace {
+                method: &self.method,
+                workspace,
+            }
+            .serialize(serializer),
+            None => self.method.serialize(serializer),
+        }
+    }
+}
+
+#[cfg(all(feature = "serde", feature = "alloc"))]
+impl<'de, M: Scheme + serde::Deserialize<'de>, S: State> serde::Deserialize<'de> for Stepper<M, S>
+where
+    M::Workspace<S>: serde::Deserialize<'de> + serde::Serialize,
+{
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Saved::deserialize(deserializer)? {
+            Saved::Method(method) => Stepper::new(method),
+            Saved::WithWorkspace(WithWorkspace { method, workspace }) => Stepper {
+                method,
+                workspace: None,
+                loaded: Some(Loaded {
+                    workspace: alloc::boxed::Box::new(workspace),
+                    same_shape: same_shape::<M::Workspace<S>>,
+                }),
+            },
+        })
+    }
+}
+
+/// A stepper with its workspace, as saved.
+#[cfg(all(feature = "serde", feature = "alloc"))]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WithWorkspace<M, W> {
+    method: M,
+    workspace: W,
+}
+
+/// Either form of a saved stepper.
+#[cfg(all(feature = "serde", feature = "alloc"))]
+#[derive(serde::Deserialize)]
+#[serde(untagged, rename = "Stepper (a method, or {method, workspace})")]
+enum Saved<M, W> {
+    WithWorkspace(WithWorkspace<M, W>),
+    Method(M),
+}
+
+/// A loaded workspace and how to check it against a fresh one, made where the workspace
+/// is known to serialize (which stepping does not require).
+#[cfg(all(feature = "serde", feature = "alloc"))]
+#[derive(Clone)]
+struct Loaded<W> {
+    workspace: alloc::boxed::Box<W>,
+    same_shape: fn(&W, &W) -> bool,
+}
+
+#[cfg(all(feature = "serde", feature = "alloc"))]
+impl<W> Loaded<W> {
+    /// The loaded workspace if it has the shape of `fresh` (the one the method makes for
+    /// the state to step), otherwise `fresh`, and `fits` cleared.
+    #[cold]
+    #[inline(never)]
+    fn check(self, fresh: W, fits: &mut bool) -> W {
+        if (self.same_shape)(&fresh, &self.workspace) {
+            *self.workspace
+        } else {
+            *fits = false;
+            fresh
+        }
+    }
+}
+
+/// Whether two workspaces have the same shape ([`crate::saved::shape`]).
+#[cfg(all(feature = "serde", feature = "alloc"))]
+fn same_shape<W: serde::Serialize>(fresh: &W, loaded: &W) -> bool {
+    use crate::saved::shape;
+    matches!((shape(fresh), shape(loaded)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Without `alloc`, a stepper is saved as its method alone, and a loaded one starts
+/// afresh.
+#[cfg(all(feature = "serde", not(feature = "alloc")))]
 impl<M: Scheme + serde::Serialize, S: State> serde::Serialize for Stepper<M, S> {
     fn serialize<Se: serde::Serializer>(&self, serializer: Se) -> Result<Se::Ok, Se::Error> {
         self.method.serialize(serializer)
     }
 }
 
-#[cfg(feature = "serde")]
+#[cfg(all(feature = "serde", not(feature = "alloc")))]
 impl<'de, M: Scheme + serde::Deserialize<'de>, S: State> serde::Deserialize<'de> for Stepper<M, S> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         M::deserialize(deserializer).map(Stepper::new)

@@ -75,3 +75,70 @@ impl<T, const CAPACITY: usize> DerefMut for Buffer<T, CAPACITY> {
         }
     }
 }
+
+/// Saved as its numbers, a sequence.
+#[cfg(feature = "serde")]
+impl<T: serde::Serialize, const CAPACITY: usize> serde::Serialize for Buffer<T, CAPACITY> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+/// Loaded as [`zeroed`](Buffer::zeroed) makes it: inline up to `CAPACITY` numbers, on the
+/// heap beyond (refused without `alloc`).
+#[cfg(feature = "serde")]
+impl<'de, T, const CAPACITY: usize> serde::Deserialize<'de> for Buffer<T, CAPACITY>
+where
+    T: serde::Deserialize<'de> + Copy + Default,
+{
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Numbers<T, const CAPACITY: usize>(core::marker::PhantomData<T>);
+
+        impl<'de, T, const CAPACITY: usize> serde::de::Visitor<'de> for Numbers<T, CAPACITY>
+        where
+            T: serde::Deserialize<'de> + Copy + Default,
+        {
+            type Value = Buffer<T, CAPACITY>;
+
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a sequence of numbers")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut inline = [T::default(); CAPACITY];
+                let mut len = 0;
+                while len < CAPACITY {
+                    match seq.next_element()? {
+                        Some(value) => inline[len] = value,
+                        None => return Ok(Buffer::Inline(inline, len)),
+                    }
+                    len += 1;
+                }
+                let Some(next) = seq.next_element::<T>()? else {
+                    return Ok(Buffer::Inline(inline, len));
+                };
+                #[cfg(feature = "alloc")]
+                {
+                    let mut values = alloc::vec::Vec::from(inline);
+                    values.push(next);
+                    while let Some(value) = seq.next_element()? {
+                        values.push(value);
+                    }
+                    Ok(Buffer::Heap(values))
+                }
+                #[cfg(not(feature = "alloc"))]
+                {
+                    let _ = next;
+                    Err(serde::de::Error::custom(format_args!(
+                        "more than {CAPACITY} numbers need the feature alloc"
+                    )))
+                }
+            }
+        }
+
+        deserializer.deserialize_seq(Numbers(core::marker::PhantomData))
+    }
+}

@@ -14,6 +14,11 @@ use super::buffer::INLINE_MATRIX;
 
 /// A complex number `re + i·im`: as much of one as an LU factorisation needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct Complex<T> {
     pub(crate) re: T,
     pub(crate) im: T,
@@ -79,15 +84,15 @@ impl<T: Scalar> Div for Complex<T> {
 /// [`Matrix`] is, made from a real Jacobian as `shift·I − J`.
 #[derive(Clone, Debug)]
 pub(crate) struct ComplexMatrix<T: Scalar> {
-    structure: Structure,
-    order: Order,
-    dim: usize,
-    entries: Buffer<Complex<T>, INLINE_MATRIX>,
-    pivots: Buffer<usize>,
-    reordered: Buffer<Complex<T>>,
+    pub(super) structure: Structure,
+    pub(super) order: Order,
+    pub(super) dim: usize,
+    pub(super) entries: Buffer<Complex<T>, INLINE_MATRIX>,
+    pub(super) pivots: Buffer<usize>,
+    pub(super) reordered: Buffer<Complex<T>>,
     /// A sparse matrix's layout and LU (in `c64`), made from the real Jacobian's.
     #[cfg(feature = "sparse")]
-    sparse: Option<alloc::boxed::Box<SparseParts<faer::c64>>>,
+    pub(super) sparse: Option<alloc::boxed::Box<SparseParts<faer::c64>>>,
 }
 
 impl<T: Scalar> ComplexMatrix<T> {

@@ -10,6 +10,8 @@ mod dense;
 mod entry;
 mod jacobian;
 mod order;
+#[cfg(feature = "serde")]
+mod saved;
 #[cfg(feature = "sparse")]
 mod sparse;
 

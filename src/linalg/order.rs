@@ -9,6 +9,11 @@ use crate::{Derivative, Vector};
 /// [`Jacobian`](super::Jacobian) by, whatever the order; the order is only where the
 /// entry is stored, and it decides which entries a [band](super::Structure::Banded) holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case", deny_unknown_fields)
+)]
 pub(crate) enum Order {
     /// Unknown `i` in row `i`: a first-order system, or a second-order state whose
     /// velocity and force parts differ in size (a rigid body: a spin of 4, a torque of 3).

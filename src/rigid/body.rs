@@ -861,7 +861,15 @@ impl OrientationUpdate {
 }
 
 /// The exponential update: `q` turned by `exp(½ ω dt)`, `ω = 2·vec(spin q⁻¹)`.
-#[inline(never)]
+///
+/// Out of line, so that the stepping loop of a body on the additive update does not carry
+/// its code; under `deterministic` inline, where its sine and cosine are inline too
+/// (`crate::math`) for the small angles a step turns by: out of line there, its call to
+/// libm beyond them (another crate's function, whose effects on memory LLVM does not
+/// know) made the loop around it compile worse for the additive update as well (1.051 of
+/// the default build's instructions on `rigid-rk4/timestep`; BENCHMARKS.md).
+#[cfg_attr(not(feature = "deterministic"), inline(never))]
+#[cfg_attr(feature = "deterministic", inline(always))]
 fn exponential_turn<Q: Quaternion>(q: Q, spin: Q, dt: Q::Scalar) -> Q {
     let two = <Q::Scalar as crate::Scalar>::from_f64(2.0);
     let turn = (spin * q.conjugate()).xyz() * (two * dt);

@@ -15,17 +15,32 @@ const LOCAL_RATES: usize = 1024;
 /// The buffers of a pair's run: one rate per stage, a probe state for the stages, and two
 /// rates for sums of stages; and the pair's stage counts, read once from its tables.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct PairWorkspace<S: State, const N: usize> {
+    #[cfg_attr(feature = "serde", serde(with = "crate::saved::array"))]
     rates: [DerivativeOf<S>; N],
     probe: S,
     sum: DerivativeOf<S>,
     error: DerivativeOf<S>,
     /// [`EmbeddedPair::attempt_stages`].
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::at_most::<_, N>")
+    )]
     attempt_stages: usize,
     /// [`EmbeddedPair::end_stage`].
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::below::<_, N>")
+    )]
     end_stage: usize,
     /// The pair's [real stability boundary](crate::Tableau::real_stability_boundary),
     /// found when the stiffness test first needs it (`NaN` until then).
+    #[cfg_attr(feature = "serde", serde(skip, default = "crate::saved::nan"))]
     stability_boundary: f64,
 }
 

@@ -73,7 +73,13 @@ pub struct Tableau<const N: usize> {
 /// The buffers of an `N`-stage explicit Runge–Kutta step: one rate per stage, a probe
 /// state, and a rate for sums of stages.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct RkWorkspace<S: State, const N: usize> {
+    #[cfg_attr(feature = "serde", serde(with = "crate::saved::array"))]
     rates: [DerivativeOf<S>; N],
     probe: S,
     sum: DerivativeOf<S>,

@@ -101,6 +101,11 @@ impl Settings {
 /// their step. Kept by a [`Stepper`](crate::Stepper), it also carries the factored matrix
 /// and the iteration's contraction from one step to the next.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct ImplicitWorkspace<S: State> {
     rate: DerivativeOf<S>,
     residual: DerivativeOf<S>,
@@ -119,6 +124,11 @@ pub struct ImplicitWorkspace<S: State> {
 
 /// What a workspace remembers of its last step, for the next.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 struct Memory<T> {
     /// The step the factored matrix was made for, while the next step may keep it (set
     /// when it is made, cleared when a step fails or contracts slowly).

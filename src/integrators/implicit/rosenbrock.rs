@@ -369,7 +369,13 @@ mod serde_impl {
 /// state, the Jacobian `J` (kept for the retries of a rejected step, as rodas.f keeps it),
 /// the matrix `I − hγJ` and its LU factors, and two numbers per unknown.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct RosenbrockWorkspace<S: State, const N: usize> {
+    #[cfg_attr(feature = "serde", serde(with = "crate::saved::array"))]
     stages: [DerivativeOf<S>; N],
     start_rate: DerivativeOf<S>,
     end_rate: DerivativeOf<S>,

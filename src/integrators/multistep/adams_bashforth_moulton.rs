@@ -68,9 +68,18 @@ impl AdamsBashforthMoulton {
 /// last step's length and end) and the buffers of the next step, including RK4's for the
 /// starting steps.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct AdamsBashforthMoultonWorkspace<S: State> {
     memory: Option<(S::Scalar, S::Scalar)>,
     /// How many past rates `rates[1..]` hold (0 to 3).
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::at_most::<_, 3>")
+    )]
     known: usize,
     /// `fₙ, fₙ₋₁, fₙ₋₂, fₙ₋₃`.
     rates: [DerivativeOf<S>; 4],

@@ -78,7 +78,13 @@ pub struct Nystrom<const S: usize>(pub &'static NystromPair<S>);
 /// force of each), the rate at the step's end (for a pair that is not first same as last),
 /// a probe state and two rates for sums.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct NystromWorkspace<S: State, const N: usize> {
+    #[cfg_attr(feature = "serde", serde(with = "crate::saved::array"))]
     rates: [DerivativeOf<S>; N],
     end_rate: DerivativeOf<S>,
     probe: S,

@@ -76,6 +76,11 @@ impl Beeman {
 /// What Beeman's algorithm remembers (the forces at the last two step ends, the last
 /// step's length and end), and the buffers of the next step.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct BeemanWorkspace<S: State> {
     memory: Option<(S::Scalar, S::Scalar)>,
     previous: S::Force,

@@ -135,6 +135,11 @@ pub struct Compensated<S: AdditiveDrift, B = Verlet> {
 /// one step to the next, the step's increment `d`, and the probe `y + d` where forces and
 /// velocities are seen.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct CompensatedWorkspace<S: State> {
     composition: CompositionWorkspace<S>,
     compensation: DerivativeOf<S>,

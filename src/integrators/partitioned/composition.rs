@@ -560,6 +560,11 @@ pub(crate) fn drift_along_velocity<S: State>(
 /// The buffers of a composition step: one force, one velocity, and (for a kick–drift–kick
 /// base) the state at which a kick's force is seen.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct CompositionWorkspace<S: State> {
     force: S::Force,
     velocity: S::Velocity,

@@ -96,6 +96,11 @@ impl PositionVerlet {
 
 /// What position Verlet remembers of the last step, and the buffers of the next.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct PositionVerletWorkspace<S: State> {
     /// The last step's displacement per unit time, its length and its end time.
     memory: Option<(S::Scalar, S::Scalar)>,

@@ -40,6 +40,11 @@ pub struct SemiImplicitEuler;
 
 /// The buffers of a semi-implicit Euler step: the force and the velocity after the kick.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct SemiImplicitEulerWorkspace<S: State> {
     force: S::Force,
     velocity: S::Velocity,

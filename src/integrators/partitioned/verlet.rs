@@ -46,6 +46,11 @@ pub struct Verlet;
 /// half kick, and for forces that read momenta the end force and the predicted state it is
 /// seen at.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct VerletWorkspace<S: State> {
     start: S::Force,
     velocity: S::Velocity,
@@ -53,6 +58,7 @@ pub struct VerletWorkspace<S: State> {
     /// momenta: [`Positional`](crate::Positional) forces never use them, and for
     /// [`Particles`](crate::Particles) they are four of the workspace's six copies of the
     /// positions.
+    #[cfg_attr(feature = "serde", serde(skip))]
     predicted: Option<(S::Force, S)>,
 }
 

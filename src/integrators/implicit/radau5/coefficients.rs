@@ -130,6 +130,11 @@ pub(crate) const T_INVERSE: [[f64; 3]; 3] = [
 
 /// The coefficients a step uses, worked out once per workspace.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct Coefficients {
     /// `c₁, c₂, c₃`.
     pub(crate) c: [f64; 3],

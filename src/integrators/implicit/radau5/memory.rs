@@ -7,6 +7,11 @@ pub(super) const JACOBIAN_REUSE: f64 = 0.001;
 
 /// How the last attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) enum Outcome {
     /// The Newton iteration converged; the error norm.
     Estimated(f64),
@@ -18,6 +23,11 @@ pub(crate) enum Outcome {
 /// What the adaptive method remembers between attempts and steps (radau5.f's `RADCOR`
 /// locals).
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct Memory {
     /// No step accepted yet since [`begin`](crate::control::AdaptiveMethod::begin).
     pub(super) first: bool,
@@ -50,13 +60,22 @@ pub(crate) struct Memory {
     /// relative tolerance and its Newton tolerance: constants of a run, kept so that an
     /// attempt calls `powf` for them only when the tolerance changes (three calls an
     /// attempt on two unknowns were a sixth of a Van der Pol run under `deterministic`).
+    #[cfg_attr(feature = "serde", serde(skip, default = "Memory::no_tolerance"))]
     pub(super) tightening: (f64, f64),
+    #[cfg_attr(feature = "serde", serde(skip, default = "Memory::no_tolerance"))]
     pub(super) newton_tolerance: (f64, f64),
     /// A banded Jacobian has been checked against the forces (`Matrix::check_band`).
     pub(super) band_checked: bool,
 }
 
 impl Memory {
+    /// No tolerance yet: `NaN` is equal to none, so the next attempt computes what is kept
+    /// for it. Also what a loaded workspace has, which is not saved: the same `powf` of the
+    /// same tolerance gives the same bits again.
+    pub(super) const fn no_tolerance() -> (f64, f64) {
+        (f64::NAN, 0.0)
+    }
+
     pub(super) const fn new() -> Self {
         Memory {
             first: true,
@@ -76,9 +95,8 @@ impl Memory {
             factored: None,
             iterations: 0,
             outcome: Outcome::Failed(0.5),
-            // NaN: equal to no tolerance, so the first attempt computes them.
-            tightening: (f64::NAN, 0.0),
-            newton_tolerance: (f64::NAN, 0.0),
+            tightening: Self::no_tolerance(),
+            newton_tolerance: Self::no_tolerance(),
             band_checked: false,
         }
     }

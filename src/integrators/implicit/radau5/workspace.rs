@@ -38,6 +38,11 @@ use num_traits::{Float, One, Zero};
 /// # Ok::<(), timestep::StepError>(())
 /// ```
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct Radau5Workspace<S: State> {
     pub(super) z: [DerivativeOf<S>; 3],
     pub(super) w: [DerivativeOf<S>; 3],
@@ -57,6 +62,11 @@ pub struct Radau5Workspace<S: State> {
 
 /// The matrices and the solve buffers.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(super) struct Linear<T: Scalar> {
     jacobian: Matrix<T>,
     real: Matrix<T>,

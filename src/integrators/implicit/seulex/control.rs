@@ -41,9 +41,18 @@ pub(super) fn step_factor(error: f64, j: usize) -> f64 {
 
 /// What the control remembers between attempts and steps (seulex.f's `SEUCOR` locals).
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct Memory {
     /// The order: the line the step is aimed at (seulex.f's `K`); 0 before the first
     /// attempt of a run, which sets it from the tolerances.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::below::<_, MAX_COLUMNS>")
+    )]
     pub(super) order: usize,
     /// No attempt made since `begin` (seulex.f's `NSTEP = 0`): the first step's lines go
     /// up until one meets the tolerance.
@@ -60,6 +69,7 @@ pub(crate) struct Memory {
     pub(super) jacobian_fresh: bool,
     /// The stability check's last ratio `‖Δ₂‖/max(1, ‖Δ₁‖)` (seulex.f's `THETA`): the next
     /// step keeps the Jacobian while it is at most `min(10⁻⁴, rtol)`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::saved::float"))]
     pub(super) theta: f64,
     /// The error of the last line, times 4 (at least 1): a later line whose error is not
     /// below it has diverged (seulex.f's `ERROLD`).
@@ -69,6 +79,10 @@ pub(crate) struct Memory {
     pub(super) works: [f64; MAX_COLUMNS],
     /// The last line computed (seulex.f's `KC`); of an accepted step, the degree of its
     /// dense output.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::at_most::<_, MAX_COLUMNS>")
+    )]
     pub(super) lines: usize,
     /// The step the last decision asked for: a different one is the run's last, cut to
     /// land on its end.

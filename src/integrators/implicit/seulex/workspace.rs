@@ -30,6 +30,11 @@ use num_traits::{Float, One};
 /// # drop(workspace);
 /// ```
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct SeulexWorkspace<S: State> {
     /// `f(t, y)` at the step's start, when `rate_fresh`.
     pub(super) rate: DerivativeOf<S>,
@@ -37,6 +42,7 @@ pub struct SeulexWorkspace<S: State> {
     /// `Tⱼ₁ − y₀`, extrapolated in place: `table[0]` is the step's increment.
     pub(super) table: [DerivativeOf<S>; MAX_COLUMNS],
     /// The increments `Δ` each line keeps for the dense output.
+    #[cfg_attr(feature = "serde", serde(with = "crate::saved::array"))]
     pub(super) kept: [DerivativeOf<S>; KEPT_INCREMENTS],
     /// The dense output's derivative estimates (scratch) and coefficients.
     pub(super) derivatives: [DerivativeOf<S>; MAX_COLUMNS],
