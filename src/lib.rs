@@ -683,7 +683,7 @@ pub use integrators::{
 };
 pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
-pub use integrators::{Seulex, StepSequence};
+pub use integrators::{Bdf, Seulex, StepSequence};
 #[cfg(feature = "sparse")]
 pub use linalg::Pattern;
 pub use linalg::{Jacobian, Structure};
@@ -696,6 +696,7 @@ pub use linalg::{Jacobian, Structure};
 pub mod workspace {
     pub use crate::integrators::NystromWorkspace;
     pub use crate::integrators::RosenbrockWorkspace;
+    pub use crate::integrators::BdfWorkspace;
     pub use crate::integrators::SeulexWorkspace;
     pub use crate::integrators::{
         AdamsBashforthMoultonWorkspace, AdaptiveKindInterpolant, AdaptiveKindWorkspace,

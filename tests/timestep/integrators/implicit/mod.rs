@@ -9,3 +9,4 @@ mod rosenbrock;
 mod seulex;
 mod stiff;
 mod torsion_spring;
+mod bdf;
