@@ -55,7 +55,10 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
     ) -> Result<f64, StepError> {
         let h64 = h.to_f64();
         let norm = ErrorNorm::new(tolerances, state, state);
-        workspace.set_weights(|i| norm.scale(i))?;
+        if let Err(cause) = workspace.set_weights(|i| norm.scale(i)) {
+            workspace.memory.convergence_failure();
+            return Err(cause);
+        }
         prepare_history(workspace, state, forces, t, h, statistics);
         workspace.predict();
         let gamma_ratio = workspace.memory.set_formula(h64);

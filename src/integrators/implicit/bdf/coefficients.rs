@@ -138,7 +138,14 @@ mod tests {
             &[1.0, 3.0 / 2.0, 1.0 / 2.0],
             &[1.0, 11.0 / 6.0, 1.0, 1.0 / 6.0],
             &[1.0, 25.0 / 12.0, 35.0 / 24.0, 5.0 / 12.0, 1.0 / 24.0],
-            &[1.0, 137.0 / 60.0, 15.0 / 8.0, 17.0 / 24.0, 1.0 / 8.0, 1.0 / 120.0],
+            &[
+                1.0,
+                137.0 / 60.0,
+                15.0 / 8.0,
+                17.0 / 24.0,
+                1.0 / 8.0,
+                1.0 / 120.0,
+            ],
         ];
         for (q, l) in (1..=MAX_ORDER).zip(expected) {
             let formula = Formula::new(q, 1.0, &tau);
@@ -148,7 +155,11 @@ mod tests {
             // At constant steps ξ*_q = ξ_q: the error coefficient `A1/(α₀ A2)` is
             // `1/((q + 1) l₁)`, the classical BDF's error constant `1/(q + 1)` times `β₀`.
             let error = 1.0 / ((q as f64 + 1.0) * l[1]);
-            assert!((formula.tq[2] - error).abs() < 1e-14, "q {q}: {}", formula.tq[2]);
+            assert!(
+                (formula.tq[2] - error).abs() < 1e-14,
+                "q {q}: {}",
+                formula.tq[2]
+            );
         }
     }
 }

@@ -102,7 +102,8 @@ use crate::Structure;
 /// ```
 ///
 /// With the `serde` feature it is saved as its settings,
-/// `{"structure": "dense", "max_order": 5}` (unknown fields refused).
+/// `{"structure": "dense", "max_order": 5}` (unknown fields, and orders outside 1 to 5,
+/// refused).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -111,7 +112,21 @@ use crate::Structure;
 )]
 pub struct Bdf {
     structure: Structure,
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "checked_order"))]
     max_order: u8,
+}
+
+/// A saved `max_order` outside 1 to 5 is refused.
+#[cfg(feature = "serde")]
+fn checked_order<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u8, D::Error> {
+    let order = <u8 as serde::Deserialize>::deserialize(deserializer)?;
+    if (1..=coefficients::MAX_ORDER as u8).contains(&order) {
+        Ok(order)
+    } else {
+        Err(serde::de::Error::custom(format_args!(
+            "a BDF's max_order must be between 1 and 5, got {order}"
+        )))
+    }
 }
 
 impl Bdf {
@@ -184,18 +199,10 @@ impl Bdf {
         self.structure
     }
 
-    /// The highest order the method may take; a value outside 1 to 5 (from a hand-edited
-    /// saved setting) is taken as the nearest of them.
+    /// The highest order the method may take.
     #[must_use]
     pub const fn max_order(&self) -> usize {
-        let order = self.max_order as usize;
-        if order < 1 {
-            1
-        } else if order > coefficients::MAX_ORDER {
-            coefficients::MAX_ORDER
-        } else {
-            order
-        }
+        self.max_order as usize
     }
 }
 

@@ -183,7 +183,8 @@ impl<S: State> BdfWorkspace<S> {
         self.increment.assign(&self.predicted[0]);
         self.increment.add_scaled_assign(&self.correction, one);
         state.probe_into(&self.increment, one, &mut self.iterate);
-        self.iterate.derivative_into(forces, t, &mut self.stage_rate);
+        self.iterate
+            .derivative_into(forces, t, &mut self.stage_rate);
         *evaluations += 1;
         if !self.stage_rate.is_finite() {
             return Err(StepError::NonFiniteResidual);
@@ -192,7 +193,8 @@ impl<S: State> BdfWorkspace<S> {
         let inverse_l1 = S::Scalar::from_f64(1.0 / self.memory.formula.l[1]);
         self.residual.assign(&self.stage_rate);
         self.residual.scale_assign(gamma);
-        self.residual.add_scaled_assign(&self.predicted[1], -inverse_l1);
+        self.residual
+            .add_scaled_assign(&self.predicted[1], -inverse_l1);
         self.residual.add_scaled_assign(&self.correction, -one);
         Ok(())
     }
@@ -244,7 +246,8 @@ impl<S: State> BdfWorkspace<S> {
         }
         let ratio = self.memory.gamma / self.memory.factored_gamma;
         if ratio != 1.0 {
-            self.residual.scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio)));
+            self.residual
+                .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio)));
         }
         Ok(())
     }
