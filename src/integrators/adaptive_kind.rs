@@ -2,8 +2,8 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bdf, Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex,
-    Tsit5, Vern6, Vern7, Vern8, Vern9,
+    Bdf, Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock,
+    Seulex, Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,

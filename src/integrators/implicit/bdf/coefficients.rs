@@ -113,8 +113,8 @@ pub(super) fn decrease(q: usize, h: f64, tau: &Steps) -> [f64; MAX_ORDER + 2] {
     let mut l = [0.0; MAX_ORDER + 2];
     l[2] = 1.0;
     let mut hsum = 0.0;
-    for j in 1..=q.saturating_sub(2) {
-        hsum += tau[j];
+    for (j, step) in tau.iter().enumerate().take(q.saturating_sub(1)).skip(1) {
+        hsum += step;
         let xi = hsum / h;
         for i in (2..=j + 2).rev() {
             l[i] = l[i] * xi + l[i - 1];

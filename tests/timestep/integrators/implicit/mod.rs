@@ -2,6 +2,7 @@
 //! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
 
 mod backward_euler;
+mod bdf;
 mod lecture_methods;
 mod radau5;
 mod rodas4;
@@ -9,4 +10,3 @@ mod rosenbrock;
 mod seulex;
 mod stiff;
 mod torsion_spring;
-mod bdf;
