@@ -44,7 +44,9 @@ use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::adaptive::Adaptive;
-use timestep::{Bdf, InPlace, Jacobian, Radau5, Rodas4, Seulex, Statistics, Tolerances, WithJacobian};
+use timestep::{
+    Bdf, InPlace, Jacobian, Radau5, Rodas4, Seulex, Statistics, Tolerances, WithJacobian,
+};
 
 /// Van der Pol's stiffness and end.
 const MU: f64 = 1000.0;
