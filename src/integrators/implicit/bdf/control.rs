@@ -93,8 +93,8 @@ pub(crate) struct Memory {
     /// The next attempt restarts at order 1 from the rate at its start (after repeated
     /// error failures at order 1).
     pub(super) reload: bool,
-    /// A correction is saved for the order increase, with its `tq[5]`.
-    pub(super) saved: bool,
+    /// The `tq[5]` of the step whose correction is saved for an order increase (0 while
+    /// none is).
     pub(super) saved_tq5: f64,
     /// The decision on the last attempt.
     pub(super) decision: Decision,
@@ -121,7 +121,6 @@ impl Memory {
             previous: Previous::Accepted,
             error_failures: 0,
             reload: false,
-            saved: false,
             saved_tq5: 0.0,
             decision: Decision {
                 accept: false,
@@ -130,11 +129,12 @@ impl Memory {
         }
     }
 
-    /// Sets the formula for a step of `h` (CVODE's `cvSet`); returns `γ/γ_factored`.
+    /// Sets the formula for a step of `h` (CVODE's `cvSet`); returns `γ/γ_factored` (1
+    /// before the first step is accepted, as CVODE's `gamrat`).
     pub(super) fn set_formula(&mut self, h: f64) -> f64 {
         self.formula = Formula::new(self.order, h, &self.tau);
         self.gamma = h / self.formula.l[1];
-        if self.steps == 0 && self.factored_gamma == 0.0 {
+        if self.steps == 0 {
             self.factored_gamma = self.gamma;
         }
         self.gamma / self.factored_gamma
@@ -211,7 +211,6 @@ impl Memory {
         self.wait -= 1;
         let save = self.wait == 1 && q != self.max_order;
         if save {
-            self.saved = true;
             self.saved_tq5 = self.formula.tq[5];
         }
         save
@@ -257,19 +256,17 @@ impl Memory {
                 } else {
                     0.0
                 };
+                // Ties keep the order, then lower it (CVODE's `cvChooseEta`).
                 let best = down.max(same).max(up);
-                if best < KEEP_BELOW {
-                    1.0
-                } else {
-                    if best == same {
-                    } else if best == down {
+                if best >= KEEP_BELOW && best != same {
+                    if best == down {
                         self.next_order = q - 1;
                     } else {
                         self.next_order = q + 1;
                         rises = true;
                     }
-                    self.limit(best)
                 }
+                self.limit(best)
             }
         };
         self.max_growth = MAX_GROWTH;
