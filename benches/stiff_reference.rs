@@ -44,7 +44,9 @@ use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::adaptive::Adaptive;
-use timestep::{InPlace, Jacobian, Radau5, Rodas4, Seulex, Statistics, Tolerances, WithJacobian};
+use timestep::{
+    Bdf, InPlace, Jacobian, Radau5, Rodas4, Seulex, Statistics, Tolerances, WithJacobian,
+};
 
 /// Van der Pol's stiffness and end.
 const MU: f64 = 1000.0;
@@ -175,7 +177,13 @@ fn solve<const N: usize, F: timestep::Forces<[f64; N]>>(
             .with_initial_step(FIRST_STEP)
             .with_max_steps(10_000_000)
             .solve(y, forces, 0.0, end)),
-        _ => panic!("no method {method:?} (radau5, rodas4, seulex)"),
+        // CVODE's method (not in the criterion groups: `STIFF_REF_RUN`/`_PROFILE` only).
+        "bdf" => run(Adaptive::new(Bdf::new())
+            .with_tolerances(tolerances)
+            .with_initial_step(FIRST_STEP)
+            .with_max_steps(10_000_000)
+            .solve(y, forces, 0.0, end)),
+        _ => panic!("no method {method:?} (radau5, rodas4, seulex, bdf)"),
     }
 }
 

@@ -294,7 +294,7 @@ fn adaptive_runs_with_events() {
         hash.bits(statistics.accepted);
         hash.bits(statistics.rejected);
     }
-    check("adaptive with events", hash, 0x58b5_4f3d_f25c_5162);
+    check("adaptive with events", hash, 0x44ee_af46_b7a6_ea0b);
 }
 
 /// Radau5 on the van der Pol oscillator at μ = 1000 (stiff), tight tolerances.

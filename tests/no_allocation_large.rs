@@ -515,7 +515,29 @@ fn adaptive_radau5_allocates_only_in_its_first_run() {
 /// controller picks, Jacobian reuse and refactorisations.
 #[test]
 fn adaptive_seulex_allocates_only_in_its_first_run() {
-    use timestep::Seulex;
+    use timestep::{AdaptiveKind, Seulex};
+    stiff_run_allocates_only_in_its_first_run("SEULEX", |structure| {
+        AdaptiveKind::Seulex(Seulex::new().with_structure(structure))
+    });
+}
+
+/// The BDF likewise (the Nordsieck array and its prediction, the saved correction, the
+/// Jacobian and the factorisation), through its order changes, rescalings, Jacobian and
+/// factorisation reuse.
+#[test]
+fn adaptive_bdf_allocates_only_in_its_first_run() {
+    use timestep::{AdaptiveKind, Bdf};
+    stiff_run_allocates_only_in_its_first_run("BDF", |structure| {
+        AdaptiveKind::Bdf(Bdf::new().with_structure(structure))
+    });
+}
+
+/// `u' = Δu + u²` on 40 points to t = 0.5, dense and banded: a second run of `method`,
+/// with an observer reading the dense output, allocates nothing.
+fn stiff_run_allocates_only_in_its_first_run(
+    name: &str,
+    method: impl Fn(Structure) -> timestep::AdaptiveKind,
+) {
     let n = 40;
     let scale = ((n + 1) * (n + 1)) as f64;
     let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
@@ -528,8 +550,8 @@ fn adaptive_seulex_allocates_only_in_its_first_run() {
         .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
         .collect();
     for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
-        let mut solver = Adaptive::new(Seulex::new().with_structure(structure))
-            .with_tolerances(Tolerances::new(1e-8, 1e-10));
+        let mut solver =
+            Adaptive::new(method(structure)).with_tolerances(Tolerances::new(1e-8, 1e-10));
         let mut u = start.clone();
         solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
         let mut u = start.clone();
@@ -547,7 +569,7 @@ fn adaptive_seulex_allocates_only_in_its_first_run() {
         assert!(statistics.accepted > 5 && statistics.jacobians > 0 && observed > 5);
         assert_eq!(
             count, 0,
-            "SEULEX ({structure:?}): {count} allocations in a run of {statistics:?}"
+            "{name} ({structure:?}): {count} allocations in a run of {statistics:?}"
         );
     }
 }

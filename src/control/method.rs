@@ -12,8 +12,9 @@ use crate::{DerivativeOf, Forces, State, StepError};
 /// estimate and its interpolant. The crate's methods: the embedded Runge–Kutta pairs
 /// ([`Bs3`](crate::Bs3), [`Dopri5`](crate::Dopri5), [`Tsit5`](crate::Tsit5),
 /// [`Dop853`](crate::Dop853), or any [`&'static EmbeddedPair`](crate::EmbeddedPair)), and
-/// the stiff solvers [`Radau5`](crate::Radau5), [`Seulex`](crate::Seulex) and
-/// [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)).
+/// the stiff solvers [`Radau5`](crate::Radau5), [`Seulex`](crate::Seulex),
+/// [`Bdf`](crate::Bdf) and [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4),
+/// [`Ros3p`](crate::Ros3p)).
 ///
 /// A run calls, in order: [`begin`](AdaptiveMethod::begin) at the start (and again after
 /// an event changed the state), then for each step [`attempt`](AdaptiveMethod::attempt)
@@ -88,7 +89,8 @@ pub trait AdaptiveMethod<S: State> {
     /// by how badly its Newton iteration converged, keeps a step unchanged (so that its
     /// factorisation is reused) when the error asks for a change under 20%, and predicts
     /// with Gustafsson's controller, as radau5.f does; SEULEX chooses its order and step
-    /// by work per unit step, as seulex.f does. The explicit pairs return `None`.
+    /// by work per unit step, as seulex.f does; the BDF its order and step from the error
+    /// estimates at neighbouring orders, as CVODE does. The explicit pairs return `None`.
     ///
     /// ```
     /// use timestep::control::AdaptiveMethod;

@@ -2,8 +2,8 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock, Seulex,
-    Tsit5, Vern6, Vern7, Vern8, Vern9,
+    Bdf, Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock,
+    Seulex, Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
@@ -36,6 +36,7 @@ macro_rules! adaptive_methods {
         /// | `ros3p` | [`Ros3p`] |
         /// | `radau5` | [`Radau5`] with its settings |
         /// | `seulex` | [`Seulex`] with its settings |
+        /// | `bdf` | [`Bdf`] with its settings |
         /// | `dprkn6` | [`Dprkn6`]: second-order states only ([`needs_second_order`](AdaptiveKind::needs_second_order)) |
         /// | `dprkn12` | [`Dprkn12`]: second-order states only |
         ///
@@ -316,6 +317,7 @@ adaptive_methods! {
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();
     Radau5(Radau5) = "radau5", Radau5::new();
     Seulex(Seulex) = "seulex", Seulex::new();
+    Bdf(Bdf) = "bdf", Bdf::new();
     Dprkn6(Nystrom<6>) = "dprkn6", Dprkn6.into_adaptive();
     Dprkn12(Nystrom<17>) = "dprkn12", Dprkn12.into_adaptive();
 }

@@ -19,8 +19,8 @@ pub use explicit_rk::{
 };
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
-    BackwardEuler, BackwardEulerWorkspace, ImplicitMidpoint, ImplicitWorkspace, Newmark,
-    NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock, RosenbrockDense,
+    BackwardEuler, BackwardEulerWorkspace, Bdf, BdfWorkspace, ImplicitMidpoint, ImplicitWorkspace,
+    Newmark, NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock, RosenbrockDense,
     RosenbrockTableau, RosenbrockWorkspace, Seulex, SeulexWorkspace, StepSequence, Trapezoid,
     WithJacobian,
 };

@@ -34,3 +34,7 @@ pub use ros3p::Ros3p;
 // per line of its table.
 mod seulex;
 pub use seulex::{Seulex, SeulexWorkspace, StepSequence};
+
+// BDF: variable order and step in Nordsieck form, CVODE's strategy.
+mod bdf;
+pub use bdf::{Bdf, BdfWorkspace};

@@ -126,8 +126,8 @@ fn dense_output_error(kind: AdaptiveKind, h: f64) -> f64 {
 }
 
 /// Every explicit pair of the registry; the implicit methods' dense outputs are checked in
-/// `integrators::implicit::rosenbrock`, `integrators::implicit::radau5` and
-/// `integrators::implicit::seulex`, on problems and steps where theirs are asymptotic.
+/// `integrators::implicit::rosenbrock`, `integrators::implicit::radau5`,
+/// `integrators::implicit::seulex` and `integrators::implicit::bdf`, on problems and steps where theirs are asymptotic.
 #[test]
 fn dense_output_has_its_pair_s_order() {
     for kind in AdaptiveKind::all() {
@@ -136,7 +136,7 @@ fn dense_output_has_its_pair_s_order() {
             "bs3" => (3.0, [0.4, 0.2, 0.1]),
             "dopri5" | "tsit5" => (4.0, [0.4, 0.2, 0.1]),
             "dop853" => (7.0, [1.6, 0.8, 0.4]),
-            "rodas4" | "ros3p" | "radau5" | "seulex" => continue,
+            "rodas4" | "ros3p" | "radau5" | "seulex" | "bdf" => continue,
             // A Nyström pair's is measured in `integrators::nystrom`, on a second-order state.
             "dprkn6" | "dprkn12" => continue,
             // Verner's interpolants are measured in `integrators::explicit_rk::verner`, over
@@ -276,9 +276,9 @@ fn bad_settings_and_singular_problems_are_errors() {
 /// Purely relative tolerances (`atol = 0`, valid) on coordinates that start at zero, for
 /// every method with error control: the harmonic oscillator from `(x, v) = (0, 1)` follows
 /// `x = sin t`, and a coordinate that stays zero (`y' = (0, −y₁)`) neither poisons the
-/// first step's guess nor the error norm (`0/0`). Radau5 and SEULEX, which measure against
-/// the step's start as radau5.f and seulex.f do, say which coordinate needs an absolute
-/// tolerance.
+/// first step's guess nor the error norm (`0/0`). Radau5, SEULEX and the BDF, which
+/// measure against the step's start as radau5.f, seulex.f and CVODE do, say which
+/// coordinate needs an absolute tolerance.
 #[test]
 fn purely_relative_tolerances_on_zero_coordinates() {
     let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
@@ -295,7 +295,7 @@ fn purely_relative_tolerances_on_zero_coordinates() {
             solver.solve(&mut decaying, &decay, 0.0, 1.0),
         ];
         match kind {
-            AdaptiveKind::Radau5(_) | AdaptiveKind::Seulex(_) => {
+            AdaptiveKind::Radau5(_) | AdaptiveKind::Seulex(_) | AdaptiveKind::Bdf(_) => {
                 for result in results {
                     let Err(AdaptiveError::StepFailed { t, cause, .. }) = result else {
                         panic!("{result:?}");

@@ -13,8 +13,8 @@ use std::cell::Cell;
 use std::f64::consts::PI;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    BackwardEuler, Forces, Integrator, Jacobian, Pattern, Radau5, Rodas4, Seulex, StepError,
-    Stepper, Structure, Tolerances,
+    AdaptiveKind, BackwardEuler, Bdf, Forces, Integrator, Jacobian, Pattern, Radau5, Rodas4,
+    Seulex, StepError, Stepper, Structure, Tolerances,
 };
 
 /// `u' = Δu + source·u²` on an `n × n` grid of spacing `h = 1/(n + 1)`, counting force
@@ -139,7 +139,7 @@ fn max_difference(a: &[f64], b: &[f64]) -> f64 {
 
 /// Sparse and dense (finite differences and the analytic Jacobian) take the same steps,
 /// to rounding and the Newton tolerance: backward Euler and Rodas4 at a fixed step,
-/// Radau5 and SEULEX under error control, on a nonlinear source so that Newton iterates
+/// Radau5, SEULEX and the BDF under error control, on a nonlinear source so that Newton iterates
 /// and the Jacobian changes.
 #[test]
 fn sparse_and_dense_agree_for_every_implicit_family() {
@@ -166,21 +166,17 @@ fn sparse_and_dense_agree_for_every_implicit_family() {
             u
         };
         let tolerances = Tolerances::new(1e-8, 1e-8);
-        let adaptive = |structure: Structure, radau: bool| {
+        let adaptive = |method: fn(Structure) -> AdaptiveKind, structure: Structure| {
             let mut u = start.clone();
-            if radau {
-                Adaptive::new(Radau5::new().with_structure(structure))
-                    .with_tolerances(tolerances)
-                    .solve(&mut u, &forces, 0.0, 0.02)
-                    .unwrap();
-            } else {
-                Adaptive::new(Seulex::new().with_structure(structure))
-                    .with_tolerances(tolerances)
-                    .solve(&mut u, &forces, 0.0, 0.02)
-                    .unwrap();
-            }
+            Adaptive::new(method(structure))
+                .with_tolerances(tolerances)
+                .solve(&mut u, &forces, 0.0, 0.02)
+                .unwrap();
             u
         };
+        let radau5 = |structure| AdaptiveKind::Radau5(Radau5::new().with_structure(structure));
+        let seulex = |structure| AdaptiveKind::Seulex(Seulex::new().with_structure(structure));
+        let bdf = |structure| AdaptiveKind::Bdf(Bdf::new().with_structure(structure));
         for (name, dense, sparse, within) in [
             (
                 "backward Euler",
@@ -196,14 +192,20 @@ fn sparse_and_dense_agree_for_every_implicit_family() {
             ),
             (
                 "Radau5",
-                adaptive(Structure::Dense, true),
-                adaptive(Structure::Sparse, true),
+                adaptive(radau5, Structure::Dense),
+                adaptive(radau5, Structure::Sparse),
                 1e-9,
             ),
             (
                 "SEULEX",
-                adaptive(Structure::Dense, false),
-                adaptive(Structure::Sparse, false),
+                adaptive(seulex, Structure::Dense),
+                adaptive(seulex, Structure::Sparse),
+                1e-9,
+            ),
+            (
+                "BDF",
+                adaptive(bdf, Structure::Dense),
+                adaptive(bdf, Structure::Sparse),
                 1e-9,
             ),
         ] {

@@ -2,6 +2,7 @@
 //! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
 
 mod backward_euler;
+mod bdf;
 mod lecture_methods;
 mod radau5;
 mod rodas4;

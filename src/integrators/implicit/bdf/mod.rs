@@ -1,0 +1,214 @@
+//! The variable-order, variable-step BDF (orders 1 to 5) in fixed-leading-coefficient
+//! Nordsieck form, with CVODE's error test, order selection, Newton iteration and
+//! Jacobian and factorisation reuse.
+//!
+//! - `coefficients.rs`: the formulas' coefficients and test quantities from the step
+//!   history, as data;
+//! - `control.rs`: the step-size and order control and the reuse rules;
+//! - `workspace.rs`: the Nordsieck array's operations and the Newton iteration;
+//! - `adaptive.rs`: CVODE's step as an [`AdaptiveMethod`](crate::control::AdaptiveMethod),
+//!   and the dense output.
+
+mod adaptive;
+mod coefficients;
+mod control;
+mod workspace;
+
+pub use workspace::BdfWorkspace;
+
+use crate::Structure;
+
+/// The variable-order, variable-step backward differentiation formulas, orders 1 to 5, as
+/// CVODE implements them (Hindmarsh et al., "SUNDIALS: Suite of nonlinear and
+/// differential/algebraic equation solvers", ACM TOMS 31 (2005) 363–396, §2.1, and the
+/// CVODE user guide's "Mathematical considerations"), for stiff systems, large ones
+/// included, under error control ([`Adaptive`](crate::adaptive::Adaptive)).
+///
+/// The solution's history is a Nordsieck array `zⱼ = hʲ y⁽ʲ⁾(tₙ)/j!`, `j = 0 … q`
+/// (Nordsieck 1962; Byrne and Hindmarsh, ACM TOMS 1 (1975) 71–96). A step of `h` predicts
+/// it with Pascal's triangle and corrects it by `lⱼ Δ`, with `l` the coefficients of the
+/// fixed-leading-coefficient BDF of order `q` at the last `q` steps (Jackson and
+/// Sacks-Davis, ACM TOMS 6 (1980) 295–318) and `Δ` the solution of
+///
+/// ```text
+/// Δ = γ f(tₙ, y₍₀₎ + Δ) − z₁₍₀₎/l₁,      γ = h/l₁
+/// ```
+///
+/// by Newton's method with `I − γJ`. As CVODE:
+///
+/// - the Newton iteration takes at most 3 iterations and stops once `‖δ‖ min(1, ρ) ≤
+///   0.1/tq₂` (`ρ` its estimated rate of convergence), and gives up when a correction
+///   grows by more than 2; `I − γJ` is factored anew every 20 steps, when `γ` changed by
+///   more than 30% or after a failure; the Jacobian `J` is evaluated anew every 51 steps,
+///   after a failed iteration, or when the iteration failed with an old one;
+/// - the local error, `tq₂ ‖Δ‖` (weighted root mean square with `1/(rtol |yₙ₋₁| + atol)`),
+///   must be at most 1; a failure retries at `η = 1/((6 err)^(1/(q+1)) + 10⁻⁶)` (between
+///   0.1 and 0.2 from the second failure), and after three the order falls (at order 1,
+///   the array restarts from the rate);
+/// - every `q + 1` steps the order may change: the next step is the largest that the
+///   error estimates at orders `q − 1`, `q` and `q + 1` allow (biased by 6, 6 and 10); a
+///   change by less than 1.5 is not made, growth is at most 10 (10⁴ after the first
+///   step), and a step after a failure does not grow;
+/// - a failed Newton iteration (or forces that are not finite, or a singular matrix)
+///   retries at a quarter of the step.
+///
+/// The run's [`Controller`](crate::control::Controller) is not used. The first step is the
+/// driver's guess for an order-1 method (Hairer's), unless given.
+///
+/// The dense output is the Nordsieck polynomial `Σⱼ zⱼ ((t − tₙ)/h)ʲ` (CVODE's
+/// `CVodeGetDky`), of order `q` inside the step, with no force evaluation.
+///
+/// - **Order**: variable, 1 to 5 (at most [`max_order`](Bdf::max_order)), starting at 1.
+/// - **Stability**: orders 1 and 2 are A-stable, orders 3 to 5 A(α)-stable with α = 86°,
+///   73° and 51° (Hairer–Wanner II, V.2): stiff components on the negative real axis are
+///   damped at any step, oscillatory ones with eigenvalues near the imaginary axis hold
+///   the order low.
+/// - **Cost** per step: about 1.4 force evaluations (one per Newton iteration), a
+///   factorisation every few steps, a Jacobian every few tens: few evaluations per step at
+///   low accuracy, the method for large stiff systems (CVODE's domain). A Jacobian by
+///   finite differences costs `n` force evaluations (one per diagonal of a
+///   [band](Structure::Banded), one per colour of a [sparse](Structure::Sparse) pattern), or
+///   one call to [`Forces::jacobian`](crate::Forces::jacobian).
+///
+/// What it does with unusual input: negative spans integrate backwards; forces that are
+/// infinite or `NaN`, a singular `I − γJ` and a diverging Newton iteration make an attempt
+/// retry at a quarter of the step, and a run whose forces stay non-finite stops with
+/// [`AdaptiveError::NonFiniteError`](crate::AdaptiveError::NonFiniteError); a failed
+/// attempt leaves the state unchanged. A coordinate whose tolerance scale is zero (zero
+/// there with an absolute tolerance of zero) stops the run with
+/// [`StepError::ZeroScale`](crate::StepError::ZeroScale).
+///
+/// # Example
+///
+/// Robertson's chemical kinetics as SUNDIALS' example `cvRoberts_dns` sets it up, to
+/// `t = 4·10¹⁰`:
+///
+/// ```
+/// use timestep::{Adaptive, Bdf, ComponentTolerances};
+///
+/// let robertson = |y: &[f64; 3], _t: f64| {
+///     let (a, b) = (0.04 * y[0], 1e4 * y[1] * y[2]);
+///     let c = 3e7 * y[1] * y[1];
+///     [b - a, a - b - c, c]
+/// };
+/// let mut y = [1.0, 0.0, 0.0];
+/// let statistics = Adaptive::new(Bdf::new())
+///     .with_component_tolerances(ComponentTolerances::new(vec![1e-4; 3], vec![1e-8, 1e-14, 1e-6]))
+///     .solve(&mut y, &robertson, 0.0, 4e10)?;
+/// // y₁(4·10¹⁰) = 5.208345·10⁻⁸ (CVODE ends at 6.93·10⁻⁸ at this tolerance).
+/// assert!((y[0] - 5.208345e-8).abs() < 0.33 * 5.208345e-8);
+/// assert!(statistics.accepted < 700);
+/// # Ok::<(), timestep::AdaptiveError>(())
+/// ```
+///
+/// With the `serde` feature it is saved as its settings,
+/// `{"structure": "dense", "max_order": 5}` (unknown fields, and orders outside 1 to 5,
+/// refused).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct Bdf {
+    structure: Structure,
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "checked_order"))]
+    max_order: u8,
+}
+
+/// A saved `max_order` outside 1 to 5 is refused.
+#[cfg(feature = "serde")]
+fn checked_order<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u8, D::Error> {
+    let order = <u8 as serde::Deserialize>::deserialize(deserializer)?;
+    if (1..=coefficients::MAX_ORDER as u8).contains(&order) {
+        Ok(order)
+    } else {
+        Err(serde::de::Error::custom(format_args!(
+            "a BDF's max_order must be between 1 and 5, got {order}"
+        )))
+    }
+}
+
+impl Bdf {
+    /// The highest order a BDF can take: 5 (order 6 and beyond are not zero-stable at
+    /// variable steps in practice, and not A(α)-stable for a useful α).
+    pub const MAX_ORDER: usize = coefficients::MAX_ORDER;
+
+    /// The BDF with a dense Jacobian and orders up to 5.
+    ///
+    /// ```
+    /// use timestep::{Bdf, Structure};
+    ///
+    /// let bdf = Bdf::new();
+    /// assert_eq!(bdf.structure(), Structure::Dense);
+    /// assert_eq!(bdf.max_order(), 5);
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Bdf {
+            structure: Structure::Dense,
+            max_order: coefficients::MAX_ORDER as u8,
+        }
+    }
+
+    /// The same method, told which entries of the Jacobian can be non-zero: a
+    /// [banded](Structure::Banded) Jacobian costs one force evaluation per diagonal with
+    /// finite differences, and its factorisations work inside the band. An analytic
+    /// Jacobian ([`Forces::jacobian`](crate::Forces::jacobian)) may only write the band's
+    /// entries.
+    ///
+    /// ```
+    /// use timestep::{Bdf, Structure};
+    ///
+    /// let banded = Bdf::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+    /// assert_eq!(banded.structure().bandwidth(), 3);
+    /// ```
+    #[must_use]
+    pub const fn with_structure(self, structure: Structure) -> Self {
+        Bdf { structure, ..self }
+    }
+
+    /// The same method with orders up to `max_order` (CVODE's `CVodeSetMaxOrd`): 1 is
+    /// backward Euler with error control, 2 the A-stable BDF2.
+    ///
+    /// # Panics
+    ///
+    /// If `max_order` is not between 1 and [`MAX_ORDER`](Bdf::MAX_ORDER).
+    ///
+    /// ```
+    /// use timestep::Bdf;
+    ///
+    /// assert_eq!(Bdf::new().with_max_order(2).max_order(), 2);
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub const fn with_max_order(self, max_order: usize) -> Self {
+        assert!(
+            max_order >= 1 && max_order <= coefficients::MAX_ORDER,
+            "a BDF's order must be between 1 and 5"
+        );
+        Bdf {
+            max_order: max_order as u8,
+            ..self
+        }
+    }
+
+    /// Which entries of the Jacobian can be non-zero.
+    #[must_use]
+    pub const fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// The highest order the method may take.
+    #[must_use]
+    pub const fn max_order(&self) -> usize {
+        self.max_order as usize
+    }
+}
+
+impl Default for Bdf {
+    /// [`Bdf::new`].
+    fn default() -> Self {
+        Bdf::new()
+    }
+}

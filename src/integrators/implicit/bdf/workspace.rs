@@ -1,0 +1,361 @@
+//! [`BdfWorkspace`] and the parts of a BDF step: the Nordsieck array (prediction,
+//! rescaling, order changes, correction), the Newton iteration for the correction with
+//! CVODE's convergence test, and the weighted norms.
+
+use super::coefficients::{self, MAX_ORDER};
+use super::control::{DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
+use crate::integrators::implicit::jacobian::{self, Differences};
+use crate::linalg::{Buffer, Matrix, Order, Structure};
+use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
+use num_traits::{Float, One};
+
+/// The buffers of a BDF run: the Nordsieck array `zⱼ = hʲ y⁽ʲ⁾(tₙ)/j!` (`j = 1 … 5`; the
+/// value `z₀` is the state itself, and slot 0 keeps the last step's increment
+/// `yₙ − yₙ₋₁` for the dense output) and its prediction, the Newton correction, the
+/// correction saved for an order increase, a few rates, two probe states, the Jacobian and
+/// the factors of `I − γJ`, and what the step and order control remembers.
+///
+/// Made once per [`Adaptive`](crate::adaptive::Adaptive) and reused: nothing in a step
+/// allocates. Up to 16 unknowns the matrices are on the stack; beyond, on the heap
+/// (without `alloc` a run then stops with
+/// [`AdaptiveError::StepFailed`](crate::AdaptiveError::StepFailed)).
+///
+/// ```
+/// use timestep::control::AdaptiveMethod;
+/// use timestep::workspace::BdfWorkspace;
+/// use timestep::Bdf;
+///
+/// let workspace: BdfWorkspace<[f64; 3]> = Bdf::new().workspace(&[1.0, 0.0, 0.0]);
+/// # drop(workspace);
+/// ```
+#[derive(Clone, Debug)]
+pub struct BdfWorkspace<S: State> {
+    /// `f(t, y)` at the run's start (or after an event).
+    pub(super) rate: DerivativeOf<S>,
+    /// The Nordsieck array of the last accepted step, scaled for `memory.h`.
+    pub(super) z: [DerivativeOf<S>; MAX_ORDER + 1],
+    /// The predicted array of the step attempted (slot 0: the predicted increment).
+    pub(super) predicted: [DerivativeOf<S>; MAX_ORDER + 1],
+    /// The correction `yₙ − yₙ₍₀₎`, and the one saved for an order increase.
+    pub(super) correction: DerivativeOf<S>,
+    pub(super) saved: DerivativeOf<S>,
+    /// The Newton residual and update, the iterate's increment and rate.
+    pub(super) residual: DerivativeOf<S>,
+    pub(super) increment: DerivativeOf<S>,
+    pub(super) stage_rate: DerivativeOf<S>,
+    /// The finite differences' buffers.
+    pub(super) coordinates: DerivativeOf<S>,
+    pub(super) nudge: DerivativeOf<S>,
+    pub(super) nudged_rate: DerivativeOf<S>,
+    pub(super) iterate: S,
+    pub(super) probe: S,
+    /// `J`, kept across steps, and `I − γJ` factored.
+    pub(super) jacobian: Result<Matrix<S::Scalar>, StepError>,
+    pub(super) matrix: Result<Matrix<S::Scalar>, StepError>,
+    /// A right-hand side and solution, and the finite differences' steps.
+    pub(super) solution: Result<Buffer<S::Scalar>, StepError>,
+    pub(super) steps: Result<Buffer<S::Scalar>, StepError>,
+    /// `1/(rtolᵢ |yᵢ| + atolᵢ)` at the step's start (CVODE's `ewt`).
+    pub(super) weights: Result<Buffer<f64>, StepError>,
+    pub(super) memory: Memory,
+    /// A banded Jacobian has been checked against the forces.
+    band_checked: bool,
+}
+
+impl<S: State> BdfWorkspace<S> {
+    pub(super) fn new(state: &S, structure: Structure, max_order: usize) -> Self {
+        let zero = state.zero_rate();
+        let (n, order) = (zero.dim(), Order::of(&zero));
+        BdfWorkspace {
+            rate: zero.clone(),
+            z: core::array::from_fn(|_| zero.clone()),
+            predicted: core::array::from_fn(|_| zero.clone()),
+            correction: zero.clone(),
+            saved: zero.clone(),
+            residual: zero.clone(),
+            increment: zero.clone(),
+            stage_rate: zero.clone(),
+            coordinates: zero.clone(),
+            nudge: zero.clone(),
+            nudged_rate: zero,
+            iterate: state.clone(),
+            probe: state.clone(),
+            jacobian: Matrix::new(structure, order, n),
+            matrix: Matrix::new(structure, order, n),
+            solution: Buffer::zeroed(n),
+            steps: Buffer::zeroed(n),
+            weights: Buffer::zeroed(n),
+            memory: Memory::new(max_order),
+            band_checked: false,
+        }
+    }
+
+    /// `1/scaleᵢ` at the step's start; a zero scale (a coordinate that is zero with a
+    /// zero absolute tolerance) is refused: every error there would be infinite.
+    pub(super) fn set_weights(&mut self, scale: impl Fn(usize) -> f64) -> Result<(), StepError> {
+        let weights = self.weights.as_mut().map_err(|e| *e)?;
+        for (i, weight) in weights.iter_mut().enumerate() {
+            let scale = scale(i);
+            if scale <= 0.0 {
+                return Err(StepError::ZeroScale { coordinate: i });
+            }
+            *weight = 1.0 / scale;
+        }
+        Ok(())
+    }
+
+    /// Multiplies column `j` by `ηʲ` (CVODE's `cvRescale`): the array for a step of
+    /// `η h`.
+    pub(super) fn rescale(&mut self, eta: S::Scalar) {
+        let mut factor = S::Scalar::one();
+        for column in &mut self.z[1..=self.memory.order] {
+            factor = factor * eta;
+            column.scale_assign(factor);
+        }
+    }
+
+    /// The order rises from `q` (CVODE's `cvIncreaseBDF`).
+    pub(super) fn raise_order(&mut self) {
+        let q = self.memory.order;
+        let (a1, c) = coefficients::increase(q, self.memory.h, &self.memory.tau);
+        let (lower, upper) = self.z.split_at_mut(q + 1);
+        let new = &mut upper[0];
+        new.assign(&self.saved);
+        new.scale_assign(S::Scalar::from_f64(a1));
+        for (j, column) in lower.iter_mut().enumerate().skip(2) {
+            column.add_scaled_assign(new, S::Scalar::from_f64(c[j]));
+        }
+    }
+
+    /// The order falls from `q` (CVODE's `cvDecreaseBDF`; nothing to do from 2).
+    pub(super) fn lower_order(&mut self, q: usize) {
+        if q <= 2 {
+            return;
+        }
+        let c = coefficients::decrease(q, self.memory.h, &self.memory.tau);
+        let (lower, upper) = self.z.split_at_mut(q);
+        for (j, column) in lower.iter_mut().enumerate().take(q).skip(2) {
+            column.add_scaled_assign(&upper[0], S::Scalar::from_f64(-c[j]));
+        }
+    }
+
+    /// The predicted array `P z` (`P` Pascal's triangle; CVODE's `cvPredict` by repeated
+    /// additions), slot 0 the predicted increment `Σⱼ zⱼ`.
+    pub(super) fn predict(&mut self) {
+        let q = self.memory.order;
+        self.predicted[0].set_zero();
+        for j in 1..=q {
+            self.predicted[j].assign(&self.z[j]);
+        }
+        let one = S::Scalar::one();
+        for k in 1..=q {
+            for j in (k..=q).rev() {
+                let (lower, upper) = self.predicted.split_at_mut(j);
+                lower[j - 1].add_scaled_assign(&upper[0], one);
+            }
+        }
+    }
+
+    /// The weighted root mean square `√(Σᵢ (xᵢ wᵢ)²/n)` (CVODE's `N_VWrmsNorm` with
+    /// `ewt`).
+    pub(super) fn norm(weights: &[f64], x: &DerivativeOf<S>) -> f64 {
+        let squares: f64 = weights
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let scaled = x.component(i).to_f64() * w;
+                scaled * scaled
+            })
+            .sum();
+        Float::sqrt(squares / weights.len().max(1) as f64)
+    }
+
+    /// `γ f(t, y₍₀₎ + Δ) − z₁₍₀₎/l₁ − Δ` (CVODE's `cvNlsResidual`, negated) into
+    /// `residual`, for the correction `Δ`; one force evaluation, at `iterate`.
+    fn residual<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        evaluations: &mut u64,
+    ) -> Result<(), StepError> {
+        let one = S::Scalar::one();
+        self.increment.assign(&self.predicted[0]);
+        self.increment.add_scaled_assign(&self.correction, one);
+        state.probe_into(&self.increment, one, &mut self.iterate);
+        self.iterate
+            .derivative_into(forces, t, &mut self.stage_rate);
+        *evaluations += 1;
+        if !self.stage_rate.is_finite() {
+            return Err(StepError::NonFiniteResidual);
+        }
+        let gamma = S::Scalar::from_f64(self.memory.gamma);
+        let inverse_l1 = S::Scalar::from_f64(1.0 / self.memory.formula.l[1]);
+        self.residual.assign(&self.stage_rate);
+        self.residual.scale_assign(gamma);
+        self.residual
+            .add_scaled_assign(&self.predicted[1], -inverse_l1);
+        self.residual.add_scaled_assign(&self.correction, -one);
+        Ok(())
+    }
+
+    /// The Jacobian at the predicted state (`iterate`, whose rate is `stage_rate`), the
+    /// forces' own or by forward differences; then `I − γJ` factored.
+    fn evaluate_jacobian<F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        evaluations: &mut u64,
+    ) -> Result<(), StepError> {
+        let weights = self.weights.as_ref().map_err(|e| *e)?;
+        let floor = |j: usize| S::Scalar::from_f64(1.0 / weights[j]);
+        let steps = self.steps.as_mut().map_err(|e| *e)?;
+        let matrix = self.jacobian.as_mut().map_err(|e| *e)?;
+        *evaluations += jacobian::jacobian(
+            &self.iterate,
+            forces,
+            t,
+            h,
+            &self.stage_rate,
+            floor,
+            matrix,
+            Differences {
+                coordinates: &mut self.coordinates,
+                nudge: &mut self.nudge,
+                nudged_rate: &mut self.nudged_rate,
+                probe: &mut self.probe,
+                steps,
+                band_checked: &mut self.band_checked,
+            },
+        )?;
+        Ok(())
+    }
+
+    /// `residual ← (I − γ_f J)⁻¹ residual`, times `2/(1 + γ/γ_f)` when `γ` moved since
+    /// the factorisation (CVODE's `cvLsSolve`, for a BDF).
+    fn solve(&mut self) -> Result<(), StepError> {
+        let matrix = self.matrix.as_mut().map_err(|e| *e)?;
+        let solution = self.solution.as_mut().map_err(|e| *e)?;
+        for (k, value) in solution.iter_mut().enumerate() {
+            *value = self.residual.component(k);
+        }
+        matrix.solve(solution);
+        for (k, value) in solution.iter().enumerate() {
+            self.residual.set_component(k, *value);
+        }
+        let ratio = self.memory.gamma / self.memory.factored_gamma;
+        if ratio != 1.0 {
+            self.residual
+                .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio)));
+        }
+        Ok(())
+    }
+
+    /// Solves for the correction of the step to `t` of `h` from `state` by Newton's
+    /// method (CVODE's `cvNls` with SUNDIALS' Newton solver and `cvNlsConvTest`): at
+    /// most three iterations, stopped once `‖δ‖ min(1, ρ)` is below `tq[4]` (`ρ` the
+    /// estimated convergence rate), or as diverging when a correction grows by more than
+    /// 2. A failure with an old Jacobian is retried once with a new one. Returns the
+    /// weighted norm of the correction, counting the cost in `counts`
+    /// (evaluations, Jacobians, factorisations).
+    pub(super) fn correct<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        gamma_ratio: f64,
+        counts: (&mut u64, &mut u64, &mut u64),
+    ) -> Result<f64, StepError> {
+        let (evaluations, jacobians, decompositions) = counts;
+        let mut setup = self.memory.refactor(gamma_ratio);
+        let mut bad_jacobian = false;
+        loop {
+            let mut current = false;
+            self.correction.set_zero();
+            self.residual(state, forces, t, evaluations)?;
+            if setup {
+                if self.memory.new_jacobian(bad_jacobian) {
+                    *jacobians += 1;
+                    self.evaluate_jacobian(forces, t, h, evaluations)?;
+                    self.memory.jacobian_at = self.memory.steps;
+                    current = true;
+                }
+                let jacobian = self.jacobian.as_ref().map_err(|e| *e)?;
+                let matrix = self.matrix.as_mut().map_err(|e| *e)?;
+                let one = S::Scalar::one();
+                let factored =
+                    matrix.factor_shifted(jacobian, S::Scalar::from_f64(self.memory.gamma), one);
+                *decompositions += 1;
+                self.memory.factored_gamma = self.memory.gamma;
+                self.memory.rate = 1.0;
+                self.memory.factored_at = self.memory.steps;
+                if let Err(cause) = factored {
+                    if current {
+                        return Err(cause);
+                    }
+                    (bad_jacobian, setup) = (true, true);
+                    continue;
+                }
+            }
+            match self.iterate_newton(state, forces, t, evaluations) {
+                Err(StepError::NotConverged { .. }) if !current => {
+                    (bad_jacobian, setup) = (true, true);
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// The Newton iterations from the residual at a zero correction: the correction's
+    /// norm once converged, [`StepError::NotConverged`] (with the iterations made and the
+    /// last update's weighted norm) when the iteration fails.
+    fn iterate_newton<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        evaluations: &mut u64,
+    ) -> Result<f64, StepError> {
+        let tolerance = self.memory.formula.tq[4];
+        let mut previous = 0.0;
+        for m in 0..MAX_ITERATIONS {
+            self.solve()?;
+            self.correction
+                .add_scaled_assign(&self.residual, S::Scalar::one());
+            let weights = self.weights.as_ref().map_err(|e| *e)?;
+            let norm = Self::norm(weights, &self.residual);
+            if m > 0 {
+                self.memory.rate = (RATE_DECAY * self.memory.rate).max(norm / previous);
+            }
+            if norm * self.memory.rate.min(1.0) <= tolerance {
+                let size = if m == 0 {
+                    norm
+                } else {
+                    Self::norm(weights, &self.correction)
+                };
+                return Ok(size);
+            }
+            // NaN (a singular factorisation's solve) fails too.
+            if (m >= 1 && norm > DIVERGENCE * previous) || norm.is_nan() {
+                return Err(not_converged(m + 1, norm));
+            }
+            if m + 1 == MAX_ITERATIONS {
+                return Err(not_converged(m + 1, norm));
+            }
+            previous = norm;
+            self.residual(state, forces, t, evaluations)?;
+        }
+        unreachable!("the last iteration returns")
+    }
+}
+
+/// A Newton iteration that did not converge in `iterations`, its last update of weighted
+/// norm `norm`.
+fn not_converged(iterations: usize, norm: f64) -> StepError {
+    StepError::NotConverged {
+        iterations,
+        correction: norm,
+    }
+}
