@@ -24,6 +24,11 @@ const CONVERGENCE_COEFFICIENT: f64 = 0.1;
 /// the Newton tolerance, `tq[5]` relates the saved correction to the order `q + 2`
 /// derivative).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(super) struct Formula {
     pub(super) l: [f64; MAX_ORDER + 1],
     pub(super) tq: [f64; 6],

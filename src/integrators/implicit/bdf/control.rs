@@ -47,8 +47,15 @@ pub(super) const MAX_ITERATIONS: usize = 3;
 pub(super) const RATE_DECAY: f64 = 0.3;
 pub(super) const DIVERGENCE: f64 = 2.0;
 
-/// Why the step is attempted (CVODE's `nflag`).
+/// Why the step is attempted (CVODE's `nflag`). Saved as its number (0, 1, 2): history,
+/// which the check of a loaded workspace's shape ignores, where it would compare a unit
+/// variant with a fresh workspace's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "u8", try_from = "u8")
+)]
 pub(super) enum Previous {
     /// A new step.
     Accepted,
@@ -58,17 +65,53 @@ pub(super) enum Previous {
     ErrorFailure,
 }
 
+impl From<Previous> for u8 {
+    fn from(previous: Previous) -> u8 {
+        previous as u8
+    }
+}
+
+impl TryFrom<u8> for Previous {
+    type Error = &'static str;
+
+    fn try_from(number: u8) -> Result<Self, Self::Error> {
+        match number {
+            0 => Ok(Previous::Accepted),
+            1 => Ok(Previous::ConvergenceFailure),
+            2 => Ok(Previous::ErrorFailure),
+            _ => Err("a BDF step's cause is 0, 1 or 2"),
+        }
+    }
+}
+
 /// What the BDF remembers between attempts (CVODE's `cv_mem` fields of the same names).
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct Memory {
     /// The Nordsieck array is set up (after `begin`, at the first attempt).
     pub(super) started: bool,
     /// The order `q`, and the order the next step will take.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::at_most::<_, MAX_ORDER>")
+    )]
     pub(super) order: usize,
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::at_most::<_, MAX_ORDER>")
+    )]
     pub(super) next_order: usize,
     /// Steps to wait before the order may change (`qwait`).
     pub(super) wait: usize,
     /// The highest order allowed.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::saved::at_most::<_, MAX_ORDER>")
+    )]
     pub(super) max_order: usize,
     /// The step the Nordsieck array is scaled for (`hscale`).
     pub(super) h: f64,

@@ -29,6 +29,11 @@ use num_traits::{Float, One};
 /// # drop(workspace);
 /// ```
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "S: crate::SerdeState", deny_unknown_fields)
+)]
 pub struct BdfWorkspace<S: State> {
     /// `f(t, y)` at the run's start (or after an event).
     pub(super) rate: DerivativeOf<S>,
