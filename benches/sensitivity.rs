@@ -24,32 +24,9 @@ const START: [f64; 2] = [1.0, 0.3];
 const END: f64 = 20.0;
 const TOLERANCES: Tolerances = Tolerances::new(1e-8, 1e-8);
 
-/// The spring with its exact tangent.
-struct Spring;
-
-impl Model<[f64; 2]> for Spring {
-    #[inline]
-    fn rate(&self, y: &[f64; 2], p: &[f64], _t: f64, out: &mut [f64; 2]) {
-        *out = [y[1], -p[0] * y[0] - p[1] * y[1]];
-    }
-
-    #[inline]
-    fn tangent(
-        &self,
-        y: &[f64; 2],
-        p: &[f64],
-        _t: f64,
-        dy: &[f64; 2],
-        dp: &[f64],
-        out: &mut [f64; 2],
-    ) -> bool {
-        *out = [
-            dy[1],
-            -p[0] * dy[0] - p[1] * dy[1] - dp[0] * y[0] - dp[1] * y[1],
-        ];
-        true
-    }
-}
+#[path = "../examples/problems/spring.rs"]
+mod spring;
+use spring::Spring;
 
 /// The spring without a tangent: finite differences.
 struct SpringByDifferences;

@@ -28,7 +28,7 @@ mod cli;
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::sensitivity::{Augmented, Forward, Model, WithRespectTo};
+use timestep::sensitivity::{Augmented, Forward, WithRespectTo};
 use timestep::{Adaptive, Dopri5, Tolerances};
 
 const PROGRAM: &str = "fit_spring";
@@ -38,31 +38,9 @@ const START: [f64; 2] = [1.0, 0.0];
 const SAMPLES: usize = 200;
 const SAMPLE_INTERVAL: f64 = 0.05;
 
-/// The spring `x'' = −k x − b x'` with unit mass, parameters `[k, b]`, and its exact
-/// directional derivative.
-struct Spring;
-
-impl Model<[f64; 2]> for Spring {
-    fn rate(&self, y: &[f64; 2], p: &[f64], _t: f64, out: &mut [f64; 2]) {
-        *out = [y[1], -p[0] * y[0] - p[1] * y[1]];
-    }
-
-    fn tangent(
-        &self,
-        y: &[f64; 2],
-        p: &[f64],
-        _t: f64,
-        dy: &[f64; 2],
-        dp: &[f64],
-        out: &mut [f64; 2],
-    ) -> bool {
-        *out = [
-            dy[1],
-            -p[0] * dy[0] - p[1] * dy[1] - dp[0] * y[0] - dp[1] * y[1],
-        ];
-        true
-    }
-}
+#[path = "problems/spring.rs"]
+mod spring;
+use spring::Spring;
 
 /// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): a tiny generator whose stream is
 /// fixed by its seed on every machine.

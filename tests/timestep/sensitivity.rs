@@ -29,32 +29,9 @@ fn kind(name: &str) -> AdaptiveKind {
     name.parse().unwrap()
 }
 
-/// The damped spring `x'' = −k x − b x'`, parameters `[k, b]`, state `[x, v]`, with its
-/// exact tangent.
-#[derive(Debug)]
-struct Spring;
-
-impl Model<[f64; 2]> for Spring {
-    fn rate(&self, y: &[f64; 2], p: &[f64], _t: f64, out: &mut [f64; 2]) {
-        *out = [y[1], -p[0] * y[0] - p[1] * y[1]];
-    }
-
-    fn tangent(
-        &self,
-        y: &[f64; 2],
-        p: &[f64],
-        _t: f64,
-        dy: &[f64; 2],
-        dp: &[f64],
-        out: &mut [f64; 2],
-    ) -> bool {
-        *out = [
-            dy[1],
-            -p[0] * dy[0] - p[1] * dy[1] - dp[0] * y[0] - dp[1] * y[1],
-        ];
-        true
-    }
-}
+#[path = "../../examples/problems/spring.rs"]
+mod spring;
+use spring::Spring;
 
 /// The same spring as a state sized at run time, with no tangent (finite differences).
 #[derive(Debug)]
