@@ -654,6 +654,8 @@ compile_error!("timestep needs the `std` feature or, on no_std targets, the `lib
 pub mod adaptive;
 pub mod analytic;
 pub mod batch;
+#[cfg(feature = "alloc")]
+mod constraints;
 pub mod control;
 mod error;
 mod fixed_timestep;
@@ -681,6 +683,8 @@ pub use adaptive::Adaptive;
 #[cfg(feature = "alloc")]
 pub use adaptive::{Solution, solve};
 #[cfg(feature = "alloc")]
+pub use constraints::{Constraints, Rod, RodLengthError, Rods};
+#[cfg(feature = "alloc")]
 pub use control::ComponentTolerances;
 pub use control::{Statistics, Stop, Tolerances};
 pub use error::{AdaptiveError, MassError, StepError};
@@ -696,6 +700,8 @@ pub use integrators::{
 };
 pub use integrators::{Bdf, Seulex, StepSequence};
 pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};
+#[cfg(feature = "alloc")]
+pub use integrators::{Rattle, RattleSettingError};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 #[cfg(feature = "sparse")]
 pub use linalg::Pattern;
