@@ -277,6 +277,10 @@
 //!   2.5·10⁻³. The more accuracy you want, the higher the order that pays for its
 //!   evaluations; the compositions keep their order for forces of the positions and time
 //!   (with drag they are second order).
+//! - **Rods, pendulums, linkages of point masses** (holonomic constraints `g(q) = 0`):
+//!   [`Rattle`] on [`Particles`] with [`Constraints`] (or [`Rods`]): velocity Verlet that
+//!   keeps the positions on the constraints to a tolerance and the velocities tangent to
+//!   them, symplectic and reversible (example `pendulum_dae`).
 //! - **Accuracy to a tolerance, when the time scale varies** (an orbit fast at periapsis
 //!   and slow at apoapsis, a transient, a research result to 10⁻¹⁰):
 //!   [`Adaptive`] with [`Dopri5`] or [`Tsit5`] ([`Dop853`] for tolerances of
