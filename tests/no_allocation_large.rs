@@ -21,7 +21,7 @@ use timestep::Tolerances;
 use timestep::adaptive::{Adaptive, Event};
 use timestep::{
     BackwardEuler, Forces, InPlace, Integrator, Jacobian, Method, MethodKind, Particles, Rattle,
-    Rk4, Rod, Rods, Rodas4, Rosenbrock, State, Stepper, Structure, Verlet, WithJacobian,
+    Rk4, Rod, Rodas4, Rods, Rosenbrock, State, Stepper, Structure, Verlet, WithJacobian,
 };
 
 thread_local! {
@@ -239,7 +239,9 @@ fn rods_by_rattle_allocate_only_on_the_first_step() {
     let n = 20;
     let mut rods = vec![Rod::anchored(0, DVec3::ZERO, 1.0)];
     rods.extend((1..n).map(|i| Rod::between(i - 1, i, 1.0)));
-    let positions = (0..n).map(|i| DVec3::new(i as f64 + 1.0, 0.0, 0.0)).collect();
+    let positions = (0..n)
+        .map(|i| DVec3::new(i as f64 + 1.0, 0.0, 0.0))
+        .collect();
     let mut state = Particles::new(vec![1.0; n], positions, vec![DVec3::ZERO; n]);
     let gravity = InPlace(|_: &Particles<DVec3>, _t: f64, out: &mut Vec<DVec3>| {
         out.fill(DVec3::new(0.0, -9.81, 0.0));

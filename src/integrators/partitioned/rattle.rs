@@ -351,7 +351,7 @@ impl<V: SmallVector, C: Constraints<V>> Rattle<V, C> {
             }
             *iterations += 1;
             jacobian_into(constraints, positions, jacobian);
-            coupling_into(jacobian, start_jacobian, inverse, matrix);
+            coupling_into(jacobian, start_jacobian, inverse, m, matrix);
             dense::factor(matrix, pivots, m)?;
             dense::solve(matrix, pivots, m, residual);
             for (k, &correction) in residual.iter().enumerate() {
@@ -385,7 +385,7 @@ impl<V: SmallVector, C: Constraints<V>> Rattle<V, C> {
 
         // The velocity projection: G M⁻¹ Gᵀ μ' = G M⁻¹ p̂ at the new positions, p = p̂ − Gᵀ μ'.
         jacobian_into(constraints, positions, jacobian);
-        coupling_into(jacobian, jacobian, inverse, matrix);
+        coupling_into(jacobian, jacobian, inverse, m, matrix);
         for (k, rate) in residual.iter_mut().enumerate() {
             let row = &jacobian[k * n..(k + 1) * n];
             *rate = (0..n).fold(V::Scalar::zero(), |sum, i| {
@@ -435,9 +435,14 @@ fn jacobian_into<V: SmallVector, C: Constraints<V> + ?Sized>(
 
 /// `A = G M⁻¹ Hᵀ` (`m × m`, row-major) for the `m × n` Jacobians `G` and `H`: `Aₖₗ =
 /// Σᵢ (Gₖᵢ · Hₗᵢ) / mᵢ`.
-fn coupling_into<V: SmallVector>(g: &[V], h: &[V], inverse: &[V::Scalar], out: &mut [V::Scalar]) {
+fn coupling_into<V: SmallVector>(
+    g: &[V],
+    h: &[V],
+    inverse: &[V::Scalar],
+    m: usize,
+    out: &mut [V::Scalar],
+) {
     let n = inverse.len();
-    let m = if n == 0 { 0 } else { g.len() / n };
     for k in 0..m {
         let row = &g[k * n..(k + 1) * n];
         for l in 0..m {
