@@ -101,7 +101,8 @@ pub enum StepError {
         /// last correction over the smallest (in the iteration's scaled norm).
         contraction: f64,
     },
-    /// An implicit method's Newton iteration met a singular Jacobian (a zero pivot).
+    /// An implicit method's Newton iteration met a singular Jacobian (a zero pivot); for
+    /// [`Rattle`](crate::Rattle), a singular `G M⁻¹ Gᵀ` (redundant constraints).
     SingularJacobian,
     /// An implicit method's Jacobian (given by the forces or estimated) has an infinite or
     /// `NaN` entry.
@@ -185,6 +186,15 @@ pub enum StepError {
     /// (another size) or another method or structure than the one it was given to step.
     /// The stepper is left as loaded; [`reset`](crate::Stepper::reset) it to start afresh.
     WorkspaceMismatch,
+    /// [`Rattle`](crate::Rattle)'s Newton solve for the position constraints did not bring
+    /// every `|gₖ(q)|` within its tolerance in the iterations allowed: the step is too long
+    /// for the constraints' curvature, or the tolerance is below the rounding of `g`.
+    ConstraintNotConverged {
+        /// Iterations made.
+        iterations: usize,
+        /// The largest `|gₖ(q)|` left.
+        residual: f64,
+    },
 }
 
 /// The quantities a step reports as overflowing ([`StepError::Overflow`]): a rigid body's.
@@ -324,6 +334,13 @@ impl fmt::Display for StepError {
             StepError::BandTooNarrow { row, lower, upper } => write!(
                 f,
                 "the rate of unknown {row} depends on unknowns outside the declared band (lower {lower}, upper {upper}); widen it (Structure::chain gives a chain's band; a second-order state's unknowns are interleaved, each position beside its momentum) or use Structure::Dense"
+            ),
+            StepError::ConstraintNotConverged {
+                iterations,
+                residual,
+            } => write!(
+                f,
+                "the constraint solve did not converge in {iterations} Newton iterations (largest |g| left {residual:e}); try a smaller dt, or a tolerance above the rounding of the constraints"
             ),
             StepError::NotSecondOrder => write!(
                 f,

@@ -277,6 +277,10 @@
 //!   2.5·10⁻³. The more accuracy you want, the higher the order that pays for its
 //!   evaluations; the compositions keep their order for forces of the positions and time
 //!   (with drag they are second order).
+//! - **Rods, pendulums, linkages of point masses** (holonomic constraints `g(q) = 0`):
+//!   [`Rattle`] on [`Particles`] with [`Constraints`] (or [`Rods`]): velocity Verlet that
+//!   keeps the positions on the constraints to a tolerance and the velocities tangent to
+//!   them, symplectic and reversible (example `pendulum_dae`).
 //! - **Accuracy to a tolerance, when the time scale varies** (an orbit fast at periapsis
 //!   and slow at apoapsis, a transient, a research result to 10⁻¹⁰):
 //!   [`Adaptive`] with [`Dopri5`] or [`Tsit5`] ([`Dop853`] for tolerances of
@@ -654,6 +658,8 @@ compile_error!("timestep needs the `std` feature or, on no_std targets, the `lib
 pub mod adaptive;
 pub mod analytic;
 pub mod batch;
+#[cfg(feature = "alloc")]
+mod constraints;
 pub mod control;
 mod error;
 mod fixed_timestep;
@@ -681,6 +687,8 @@ pub use adaptive::Adaptive;
 #[cfg(feature = "alloc")]
 pub use adaptive::{Solution, solve};
 #[cfg(feature = "alloc")]
+pub use constraints::{Constraints, Rod, RodLengthError, Rods};
+#[cfg(feature = "alloc")]
 pub use control::ComponentTolerances;
 pub use control::{Statistics, Stop, Tolerances};
 pub use error::{AdaptiveError, MassError, StepError};
@@ -696,6 +704,8 @@ pub use integrators::{
 };
 pub use integrators::{Bdf, Seulex, StepSequence};
 pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};
+#[cfg(feature = "alloc")]
+pub use integrators::{Rattle, RattleSettingError};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 #[cfg(feature = "sparse")]
 pub use linalg::Pattern;

@@ -273,6 +273,26 @@ impl<V: SmallVector> Particles<V> {
         }
     }
 
+    /// Overwrites the positions and momenta (one of each per body) and recalculates the
+    /// velocities: how [`Rattle`](crate::Rattle) writes a step it has finished.
+    pub(crate) fn set_positions_and_momenta(&mut self, positions: &[V], momenta: &[V]) {
+        let n = self.len();
+        assert!(
+            positions.len() == n && momenta.len() == n,
+            "positions and momenta of {n} bodies"
+        );
+        self.positions.copy_from_slice(positions);
+        self.momenta.copy_from_slice(momenta);
+        for ((v, p), &inverse) in self
+            .velocities
+            .iter_mut()
+            .zip(momenta)
+            .zip(self.inverse_masses.iter())
+        {
+            *v = p.scale(inverse);
+        }
+    }
+
     /// Makes this state's constants `source`'s, without copying them.
     #[inline]
     fn share_constants(&mut self, source: &Self) {

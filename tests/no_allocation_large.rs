@@ -20,8 +20,8 @@ use std::cell::Cell;
 use timestep::Tolerances;
 use timestep::adaptive::{Adaptive, Event};
 use timestep::{
-    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Method, MethodKind, Particles, Rk4,
-    Rodas4, Rosenbrock, State, Stepper, Structure, Verlet, WithJacobian,
+    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Method, MethodKind, Particles, Rattle,
+    Rk4, Rod, Rodas4, Rods, Rosenbrock, State, Stepper, Structure, Verlet, WithJacobian,
 };
 
 thread_local! {
@@ -229,6 +229,31 @@ fn chain_by_verlet_allocates_only_on_its_first_step() {
         count, 0,
         "Verlet on Particles: {count} allocations in {STEPS} steps"
     );
+}
+
+/// RATTLE on a chain of 20 bodies hanging by rods from the origin, under gravity: its
+/// buffers (the trial state, the Jacobians, the multipliers' matrix) are made on the first
+/// step and reused.
+#[test]
+fn rods_by_rattle_allocate_only_on_the_first_step() {
+    let n = 20;
+    let mut rods = vec![Rod::anchored(0, DVec3::ZERO, 1.0)];
+    rods.extend((1..n).map(|i| Rod::between(i - 1, i, 1.0)));
+    let positions = (0..n)
+        .map(|i| DVec3::new(i as f64 + 1.0, 0.0, 0.0))
+        .collect();
+    let mut state = Particles::new(vec![1.0; n], positions, vec![DVec3::ZERO; n]);
+    let gravity = InPlace(|_: &Particles<DVec3>, _t: f64, out: &mut Vec<DVec3>| {
+        out.fill(DVec3::new(0.0, -9.81, 0.0));
+    });
+    let count = allocations_after_first_step(
+        "RATTLE on rods",
+        &mut Rattle::new(Rods::new(rods)),
+        &mut state,
+        &gravity,
+        0.001,
+    );
+    assert_eq!(count, 0, "RATTLE: {count} allocations in {STEPS} steps");
 }
 
 #[test]

@@ -33,6 +33,8 @@ pub use partitioned::{
     PositionVerletWorkspace, SemiImplicitEuler, SemiImplicitEulerWorkspace, Sequence,
     SymmetricStep, Verlet, VerletWorkspace,
 };
+#[cfg(feature = "alloc")]
+pub use partitioned::{Rattle, RattleSettingError};
 pub use stepper::Stepper;
 
 use crate::{Forces, Scalar, State, StepError};

@@ -11,7 +11,7 @@ use num_traits::{Float, Zero};
 /// Up to four unknowns the size is passed on as a constant, so that the loops unroll (a
 /// third fewer instructions at two unknowns).
 #[inline]
-pub(super) fn factor<T: Entry>(
+pub(crate) fn factor<T: Entry>(
     a: &mut [T],
     pivots: &mut [usize],
     n: usize,
@@ -75,7 +75,7 @@ fn factor_n<T: Entry>(a: &mut [T], pivots: &mut [usize], n: usize) -> Result<(),
 /// three times decsol.f's `SOL` (BENCHMARKS.md, "Stiff solvers against the reference
 /// codes").
 #[inline]
-pub(super) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
+pub(crate) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
     match n {
         0 => {}
         1 => solve_fixed::<T, 1>(a, pivots, rhs),

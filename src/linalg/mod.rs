@@ -6,7 +6,7 @@
 mod banded;
 mod buffer;
 mod complex;
-mod dense;
+pub(crate) mod dense;
 mod entry;
 mod jacobian;
 mod order;

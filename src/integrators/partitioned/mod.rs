@@ -6,6 +6,8 @@ mod compensated;
 pub(crate) mod composition;
 mod leapfrog;
 mod position_verlet;
+#[cfg(feature = "alloc")]
+mod rattle;
 mod semi_implicit_euler;
 mod verlet;
 
@@ -16,5 +18,7 @@ pub use composition::{
 };
 pub use leapfrog::Leapfrog;
 pub use position_verlet::{PositionVerlet, PositionVerletWorkspace};
+#[cfg(feature = "alloc")]
+pub use rattle::{Rattle, RattleSettingError};
 pub use semi_implicit_euler::{SemiImplicitEuler, SemiImplicitEulerWorkspace};
 pub use verlet::{Verlet, VerletWorkspace};

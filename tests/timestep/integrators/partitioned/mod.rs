@@ -1,4 +1,5 @@
-//! `src/integrators/partitioned/`: compositions and splittings.
+//! `src/integrators/partitioned/`: compositions, splittings and RATTLE.
 
 mod compensated;
 mod composition;
+mod rattle;
