@@ -8,6 +8,8 @@ mod buffer;
 mod complex;
 mod dense;
 mod entry;
+mod gmres;
+mod krylov;
 mod jacobian;
 mod order;
 #[cfg(feature = "serde")]
@@ -15,7 +17,9 @@ mod saved;
 #[cfg(feature = "sparse")]
 mod sparse;
 
+pub use gmres::{GmresOutcome, GmresWorkspace, LinearOperator};
 pub use jacobian::{Jacobian, Structure};
+pub use krylov::{Gmres, LinearSolver, Preconditioner, Side};
 pub(crate) use order::Order;
 #[cfg(feature = "sparse")]
 pub use sparse::Pattern;
