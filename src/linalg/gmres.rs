@@ -220,7 +220,12 @@ impl GmresWorkspace {
     ) -> Result<(), StepError> {
         let n = weights.len();
         let column = j * (self.max_dimension + 1);
-        for ((v, b), w) in self.vector.iter_mut().zip(&self.basis[j * n..]).zip(weights) {
+        for ((v, b), w) in self
+            .vector
+            .iter_mut()
+            .zip(&self.basis[j * n..])
+            .zip(weights)
+        {
             *v = b / w;
         }
         if side == Some(Side::Right) {
@@ -297,14 +302,23 @@ impl GmresWorkspace {
         for l in 0..k {
             let y = self.projected[l];
             let basis = &self.basis[l * n..(l + 1) * n];
-            self.vector.iter_mut().zip(basis).for_each(|(v, b)| *v += y * b);
+            self.vector
+                .iter_mut()
+                .zip(basis)
+                .for_each(|(v, b)| *v += y * b);
         }
-        self.vector.iter_mut().zip(weights).for_each(|(v, w)| *v /= w);
+        self.vector
+            .iter_mut()
+            .zip(weights)
+            .for_each(|(v, w)| *v /= w);
         if side == Some(Side::Right) {
             operator.precondition(&self.vector, &mut self.product)?;
             core::mem::swap(&mut self.vector, &mut self.product);
         }
-        solution.iter_mut().zip(&*self.vector).for_each(|(x, d)| *x += d);
+        solution
+            .iter_mut()
+            .zip(&*self.vector)
+            .for_each(|(x, d)| *x += d);
         Ok(())
     }
 }

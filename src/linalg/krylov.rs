@@ -105,7 +105,10 @@ impl Gmres {
     #[track_caller]
     #[must_use]
     pub const fn with_max_dimension(self, max_dimension: usize) -> Self {
-        assert!(max_dimension >= 1, "GMRES needs a Krylov dimension of at least 1");
+        assert!(
+            max_dimension >= 1,
+            "GMRES needs a Krylov dimension of at least 1"
+        );
         Gmres {
             max_dimension,
             ..self

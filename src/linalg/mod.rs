@@ -9,8 +9,8 @@ mod complex;
 mod dense;
 mod entry;
 mod gmres;
-mod krylov;
 mod jacobian;
+mod krylov;
 mod order;
 #[cfg(feature = "serde")]
 mod saved;

@@ -8,9 +8,9 @@
 
 use approx::assert_relative_eq;
 use proptest::prelude::*;
+use timestep::Side;
 use timestep::StepError;
 use timestep::linalg::{GmresWorkspace, LinearOperator};
-use timestep::Side;
 
 /// A dense matrix, row-major, with an optional exact inverse as its preconditioner.
 struct Dense {
@@ -115,7 +115,13 @@ proptest! {
 fn distinct_eigenvalues_need_n_iterations_or_restarts() {
     let n = 8;
     let entries: Vec<f64> = (0..n * n)
-        .map(|k| if k / n == k % n { (k / n + 1) as f64 } else { 0.0 })
+        .map(|k| {
+            if k / n == k % n {
+                (k / n + 1) as f64
+            } else {
+                0.0
+            }
+        })
         .collect();
     let b = vec![1.0; n];
     let weights = vec![1.0; n];
@@ -142,7 +148,10 @@ fn distinct_eigenvalues_need_n_iterations_or_restarts() {
     }
     let (short, _) = run(n - 1, 0);
     assert!(!short.converged && short.iterations == (n - 1) as u64);
-    assert!(short.residual < short.initial && short.residual > 1e-12, "{short:?}");
+    assert!(
+        short.residual < short.initial && short.residual > 1e-12,
+        "{short:?}"
+    );
     let (restarted, x) = run(n - 1, 20);
     assert!(restarted.converged, "{restarted:?}");
     let cycles = restarted.products - restarted.iterations;
@@ -160,7 +169,11 @@ fn exact_preconditioner_needs_one_iteration() {
     let entries: Vec<f64> = (0..n * n)
         .map(|k| {
             let (i, j) = (k / n, k % n);
-            if i == j { 4.0 } else { 1.0 / (1.0 + i as f64 + 2.0 * j as f64) }
+            if i == j {
+                4.0
+            } else {
+                1.0 / (1.0 + i as f64 + 2.0 * j as f64)
+            }
         })
         .collect();
     let b: Vec<f64> = (0..n).map(|i| (i as f64).sin() + 2.0).collect();
@@ -176,7 +189,10 @@ fn exact_preconditioner_needs_one_iteration() {
         let outcome = gmres
             .solve(&mut operator, Some(side), &[1.0; 6], &mut x, 1e-12, 0)
             .unwrap();
-        assert!(outcome.converged && outcome.iterations == 1, "{side:?}: {outcome:?}");
+        assert!(
+            outcome.converged && outcome.iterations == 1,
+            "{side:?}: {outcome:?}"
+        );
         assert!(relative_residual(n, &entries, &x, &b) < 1e-12);
         let mut zero = vec![0.0; n];
         let outcome = gmres

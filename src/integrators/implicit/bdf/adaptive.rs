@@ -62,14 +62,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         prepare_history(workspace, state, forces, t, h, statistics);
         workspace.predict();
         let gamma_ratio = workspace.memory.set_formula(h64);
-        let corrected = workspace.correct(
-            state,
-            forces,
-            t + h,
-            h,
-            gamma_ratio,
-            statistics,
-        );
+        let corrected = workspace.correct(state, forces, t + h, h, gamma_ratio, statistics);
         let size = match corrected {
             Ok(size) if size.is_finite() => size,
             Ok(_) => {

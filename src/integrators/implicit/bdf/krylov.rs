@@ -47,9 +47,11 @@ impl<S: State, F: Forces<S> + ?Sized> NewtonOperator<'_, S, F> {
         }
         let sigma = S::Scalar::from_f64(1.0 / norm);
         self.state.probe_into(self.vector, sigma, self.probe);
-        self.probe.derivative_into(self.forces, self.t, self.product);
+        self.probe
+            .derivative_into(self.forces, self.t, self.product);
         self.evaluations += 1;
-        self.product.add_scaled_assign(self.rate, -S::Scalar::from_f64(1.0));
+        self.product
+            .add_scaled_assign(self.rate, -S::Scalar::from_f64(1.0));
         self.product.scale_assign(S::Scalar::from_f64(norm));
         Ok(())
     }

@@ -4,10 +4,12 @@
 
 use super::coefficients::{self, MAX_ORDER};
 use super::control::{DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
-use crate::integrators::implicit::jacobian::{self, Differences};
 use super::krylov::NewtonOperator;
-use crate::linalg::{Buffer, GmresWorkspace, LinearSolver, Matrix, Order, Preconditioner, Structure};
 use crate::control::Statistics;
+use crate::integrators::implicit::jacobian::{self, Differences};
+use crate::linalg::{
+    Buffer, GmresWorkspace, LinearSolver, Matrix, Order, Preconditioner, Structure,
+};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
 
@@ -88,10 +90,16 @@ impl<S: State> BdfWorkspace<S> {
         let (structure, stored, krylov) = match linear {
             LinearSolver::Direct => (structure, n, (0, 1)),
             LinearSolver::Gmres(gmres) => match gmres.preconditioner() {
-                Preconditioner::Banded { lower, upper } => {
-                    (Structure::Banded { lower, upper }, n, (n, gmres.max_dimension()))
-                }
-                _ => (Structure::Banded { lower: 0, upper: 0 }, 0, (n, gmres.max_dimension())),
+                Preconditioner::Banded { lower, upper } => (
+                    Structure::Banded { lower, upper },
+                    n,
+                    (n, gmres.max_dimension()),
+                ),
+                _ => (
+                    Structure::Banded { lower: 0, upper: 0 },
+                    0,
+                    (n, gmres.max_dimension()),
+                ),
             },
         };
         BdfWorkspace {
