@@ -343,7 +343,9 @@ impl<S: State> BdfWorkspace<S> {
         let outcome = outcome?;
         statistics.linear_iterations += outcome.iterations;
         statistics.jacobian_products += outcome.products;
-        if !outcome.converged && !(outcome.residual < outcome.initial) {
+        // `NaN` residuals count as not reduced.
+        let reduced = outcome.residual < outcome.initial;
+        if !outcome.converged && !reduced {
             return Err(not_converged(outcome.iterations as usize, outcome.residual));
         }
         for (k, value) in solution.iter().enumerate() {
