@@ -174,6 +174,10 @@ pub enum StepError {
     /// An implicit method was given a [sparse](crate::Structure::Sparse) Jacobian, and the
     /// crate was built without the feature `sparse` that factors it.
     SparseUnavailable,
+    /// A method solving its Newton systems by [`Gmres`](crate::Gmres) was told to use the
+    /// forces' [preconditioner](crate::Preconditioner::User), and the forces give none
+    /// ([`Forces::precondition`](crate::Forces::precondition) returned `false`).
+    NoPreconditioner,
     /// An implicit solve needs more numbers than fit on the stack, and the crate was built
     /// without the `alloc` feature to put them on the heap.
     TooManyUnknowns {
@@ -243,6 +247,7 @@ impl StepError {
                 | StepError::PatternTooSparse { .. }
                 | StepError::NoSparsityPattern
                 | StepError::SparseUnavailable
+                | StepError::NoPreconditioner
                 | StepError::TooManyUnknowns { .. }
                 | StepError::NotSecondOrder
                 | StepError::WorkspaceMismatch
@@ -357,6 +362,10 @@ impl fmt::Display for StepError {
             StepError::SparseUnavailable => write!(
                 f,
                 "a sparse Jacobian needs the crate feature `sparse` (timestep built without it)"
+            ),
+            StepError::NoPreconditioner => write!(
+                f,
+                "GMRES was told to use the forces' preconditioner: implement Forces::precondition for the forces"
             ),
             StepError::TooManyUnknowns { unknowns, capacity } => write!(
                 f,

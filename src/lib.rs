@@ -709,6 +709,7 @@ pub use integrators::{Rattle, RattleSettingError};
 pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 #[cfg(feature = "sparse")]
 pub use linalg::Pattern;
+pub use linalg::{Gmres, LinearSolver, Preconditioner, Side};
 pub use linalg::{Jacobian, Structure};
 
 /// The workspaces methods step in: what each keeps between steps inside a [`Stepper`].

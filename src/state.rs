@@ -776,6 +776,43 @@ pub trait Forces<S: State> {
         false
     }
 
+    /// Writes the product `J v` of the Jacobian `∂f/∂y` at (`state`, `t`) with `v` into
+    /// `out` and returns `true`, or returns `false` (the default) to let a matrix-free
+    /// solver ([`Gmres`](crate::Gmres)) take it by a directional difference
+    /// `(f(y + σv) − f(y))/σ` (one force evaluation). Laid out as
+    /// [`jacobian`](Forces::jacobian)'s columns; every entry of `out` must be written.
+    #[inline]
+    fn jacobian_times(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        v: &DerivativeOf<S>,
+        out: &mut DerivativeOf<S>,
+    ) -> bool {
+        let _ = (state, t, v, out);
+        false
+    }
+
+    /// Writes `z ≈ (I − γJ)⁻¹ r`, with `J` the Jacobian at (`state`, `t`), into `z` and
+    /// returns `true`, or returns `false` (the default: no preconditioner is known): the
+    /// preconditioner [`Gmres`](crate::Gmres) uses when told
+    /// [`Preconditioner::User`](crate::Preconditioner::User) (CVODE's `psolve`, with its
+    /// `psetup` folded in: forces that factor an approximation keep it themselves, and
+    /// may refresh it when `gamma` or `state` changed). `z` must be written entirely;
+    /// the closer to the inverse, the fewer Krylov iterations.
+    #[inline]
+    fn precondition(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        gamma: S::Scalar,
+        r: &DerivativeOf<S>,
+        z: &mut DerivativeOf<S>,
+    ) -> bool {
+        let _ = (state, t, gamma, r, z);
+        false
+    }
+
     /// Writes the diagonal `λ` of a linear part `A = diag(λ)` of the state's derivative,
     /// `y' = A y + g(t, y)`, into `diagonal` and returns `true`, or returns `false` (the
     /// default: no linear part is known). Laid out as a [`Derivative`]: the velocity
@@ -943,6 +980,29 @@ impl<S: State, F: Forces<S>> Forces<S> for Positional<F> {
     #[inline]
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         self.0.jacobian(state, t, jacobian)
+    }
+
+    #[inline]
+    fn jacobian_times(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        v: &DerivativeOf<S>,
+        out: &mut DerivativeOf<S>,
+    ) -> bool {
+        self.0.jacobian_times(state, t, v, out)
+    }
+
+    #[inline]
+    fn precondition(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        gamma: S::Scalar,
+        r: &DerivativeOf<S>,
+        z: &mut DerivativeOf<S>,
+    ) -> bool {
+        self.0.precondition(state, t, gamma, r, z)
     }
 
     #[inline]

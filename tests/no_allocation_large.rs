@@ -752,3 +752,43 @@ fn every_method_on_stacked_sensitivities_allocates_only_on_its_first_step() {
         }
     }
 }
+
+/// The BDF with GMRES (the Krylov basis, the Hessenberg matrix, the rotations, a banded
+/// preconditioner's band and factors) likewise, unpreconditioned and preconditioned:
+/// `u' = Δu + u²` on 40 points to t = 0.5, a second run allocates nothing.
+#[test]
+fn adaptive_bdf_gmres_allocates_only_in_its_first_run() {
+    use timestep::{Bdf, Gmres, LinearSolver, Preconditioner, Side};
+    let n = 40;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        heat_rate(u, scale, out);
+        for (o, u) in out.iter_mut().zip(u) {
+            *o += u * u;
+        }
+    });
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    for preconditioner in [
+        Preconditioner::None,
+        Preconditioner::Banded { lower: 1, upper: 1 },
+    ] {
+        let gmres = Gmres::new()
+            .with_restarts(1)
+            .with_preconditioner(preconditioner, Side::Right);
+        let bdf = Bdf::new().with_linear_solver(LinearSolver::Gmres(gmres));
+        let mut solver = Adaptive::new(bdf).with_tolerances(Tolerances::new(1e-8, 1e-10));
+        let mut u = start.clone();
+        solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
+        let mut u = start.clone();
+        let before = ALLOCATIONS.with(Cell::get);
+        let statistics = solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
+        let count = ALLOCATIONS.with(Cell::get) - before;
+        assert!(statistics.accepted > 5 && statistics.linear_iterations > statistics.accepted);
+        assert_eq!(
+            count, 0,
+            "BDF with GMRES ({preconditioner:?}): {count} allocations in a run of {statistics:?}"
+        );
+    }
+}

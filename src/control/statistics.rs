@@ -38,6 +38,16 @@ pub struct Statistics {
     pub jacobians: u64,
     /// LU decompositions (implicit methods; 0 for explicit ones).
     pub decompositions: u64,
+    /// Krylov iterations of a matrix-free linear solver ([`Gmres`](crate::Gmres); 0 for
+    /// direct solvers), CVODE's `nli`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub linear_iterations: u64,
+    /// Jacobian–vector products `J v` made by such a solver (CVODE's `njtv`): by the
+    /// forces ([`Forces::jacobian_times`](crate::Forces::jacobian_times)) or by a
+    /// directional difference, whose force evaluations count in
+    /// [`evaluations`](Statistics::evaluations) too.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub jacobian_products: u64,
     /// Accepted steps that the stiffness test found held at the stability limit
     /// ([`AdaptiveMethod::stiffness`](super::AdaptiveMethod::stiffness) at least 0.98;
     /// tested as [`Adaptive::with_stiffness_test`](crate::Adaptive::with_stiffness_test)
@@ -93,6 +103,8 @@ impl Add for Statistics {
             rejected: self.rejected + later.rejected,
             jacobians: self.jacobians + later.jacobians,
             decompositions: self.decompositions + later.decompositions,
+            linear_iterations: self.linear_iterations + later.linear_iterations,
+            jacobian_products: self.jacobian_products + later.jacobian_products,
             stiff_steps: self.stiff_steps + later.stiff_steps,
             stiff_from: later.stiff_from.or(self.stiff_from),
             t: later.t,

@@ -173,6 +173,29 @@ where
         self.forces.jacobian(state, t, jacobian)
     }
 
+    #[inline]
+    fn jacobian_times(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        v: &DerivativeOf<S>,
+        out: &mut DerivativeOf<S>,
+    ) -> bool {
+        self.forces.jacobian_times(state, t, v, out)
+    }
+
+    #[inline]
+    fn precondition(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        gamma: S::Scalar,
+        r: &DerivativeOf<S>,
+        z: &mut DerivativeOf<S>,
+    ) -> bool {
+        self.forces.precondition(state, t, gamma, r, z)
+    }
+
     #[cfg(feature = "sparse")]
     fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
         self.forces.jacobian_pattern(state, pattern)

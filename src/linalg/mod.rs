@@ -8,14 +8,18 @@ mod buffer;
 mod complex;
 pub(crate) mod dense;
 mod entry;
+mod gmres;
 mod jacobian;
+mod krylov;
 mod order;
 #[cfg(feature = "serde")]
 mod saved;
 #[cfg(feature = "sparse")]
 mod sparse;
 
+pub use gmres::{GmresOutcome, GmresWorkspace, LinearOperator};
 pub use jacobian::{Jacobian, Structure};
+pub use krylov::{Gmres, LinearSolver, Preconditioner, Side};
 pub(crate) use order::Order;
 #[cfg(feature = "sparse")]
 pub use sparse::Pattern;

@@ -1,6 +1,6 @@
 //! [`WithJacobian`]: a closure's forces paired with their analytic Jacobian.
 
-use crate::{Forces, Jacobian, State};
+use crate::{DerivativeOf, Forces, Jacobian, State};
 
 /// Forces paired with their analytic Jacobian, for the implicit methods
 /// ([`BackwardEuler`](crate::BackwardEuler), [`Trapezoid`](crate::Trapezoid),
@@ -69,6 +69,29 @@ where
     fn jacobian(&self, state: &S, t: S::Scalar, jacobian: &mut Jacobian<'_, S::Scalar>) -> bool {
         (self.jacobian)(state, t, jacobian);
         true
+    }
+
+    #[inline]
+    fn jacobian_times(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        v: &DerivativeOf<S>,
+        out: &mut DerivativeOf<S>,
+    ) -> bool {
+        self.forces.jacobian_times(state, t, v, out)
+    }
+
+    #[inline]
+    fn precondition(
+        &self,
+        state: &S,
+        t: S::Scalar,
+        gamma: S::Scalar,
+        r: &DerivativeOf<S>,
+        z: &mut DerivativeOf<S>,
+    ) -> bool {
+        self.forces.precondition(state, t, gamma, r, z)
     }
 
     /// The pattern of the wrapped forces, if they give one.

@@ -16,7 +16,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
     type Workspace = BdfWorkspace<S>;
 
     fn workspace(&self, state: &S) -> BdfWorkspace<S> {
-        BdfWorkspace::new(state, self.structure, self.max_order())
+        BdfWorkspace::new(state, self.structure, self.max_order(), self.linear_solver)
     }
 
     /// 1, for the driver's guess of a first step only: a run starts at order 1, and the
@@ -62,18 +62,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         prepare_history(workspace, state, forces, t, h, statistics);
         workspace.predict();
         let gamma_ratio = workspace.memory.set_formula(h64);
-        let corrected = workspace.correct(
-            state,
-            forces,
-            t + h,
-            h,
-            gamma_ratio,
-            (
-                &mut statistics.evaluations,
-                &mut statistics.jacobians,
-                &mut statistics.decompositions,
-            ),
-        );
+        let corrected = workspace.correct(state, forces, t + h, h, gamma_ratio, statistics);
         let size = match corrected {
             Ok(size) if size.is_finite() => size,
             Ok(_) => {

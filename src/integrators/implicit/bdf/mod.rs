@@ -12,11 +12,12 @@
 mod adaptive;
 mod coefficients;
 mod control;
+mod krylov;
 mod workspace;
 
 pub use workspace::BdfWorkspace;
 
-use crate::Structure;
+use crate::{LinearSolver, Structure};
 
 /// The variable-order, variable-step backward differentiation formulas, orders 1 to 5, as
 /// CVODE implements them (Hindmarsh et al., "SUNDIALS: Suite of nonlinear and
@@ -114,6 +115,11 @@ pub struct Bdf {
     structure: Structure,
     #[cfg_attr(feature = "serde", serde(deserialize_with = "checked_order"))]
     max_order: u8,
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "LinearSolver::is_direct")
+    )]
+    linear_solver: LinearSolver,
 }
 
 /// A saved `max_order` outside 1 to 5 is refused.
@@ -148,6 +154,7 @@ impl Bdf {
         Bdf {
             structure: Structure::Dense,
             max_order: coefficients::MAX_ORDER as u8,
+            linear_solver: LinearSolver::Direct,
         }
     }
 
@@ -191,6 +198,42 @@ impl Bdf {
             max_order: max_order as u8,
             ..self
         }
+    }
+
+    /// The same method solving its Newton systems by `linear_solver`: the
+    /// [direct](LinearSolver::Direct) LU of its [`Structure`] (the default), or
+    /// matrix-free [GMRES](LinearSolver::Gmres) (CVODE's `CVodeSetLinearSolver` with
+    /// `SUNLinSol_SPGMR`). With GMRES the structure is not used: no Jacobian is stored,
+    /// only a [banded preconditioner](crate::Preconditioner::Banded)'s band; the
+    /// preconditioner is set up when the direct solver would factor (every 20 steps, a
+    /// change of `γ` by more than 30%, a failure), its band evaluated when the direct
+    /// solver would evaluate its Jacobian.
+    ///
+    /// ```
+    /// use timestep::{Adaptive, Bdf, Gmres, LinearSolver, Tolerances};
+    ///
+    /// // Stiff decay towards cos t, by GMRES on its 1 × 1 Newton systems.
+    /// let bdf = Bdf::new().with_linear_solver(LinearSolver::Gmres(Gmres::new()));
+    /// let mut y = vec![0.0];
+    /// let statistics = Adaptive::new(bdf)
+    ///     .with_tolerances(Tolerances::new(1e-8, 1e-8))
+    ///     .solve(&mut y, &|y: &Vec<f64>, t: f64| vec![-1e4 * (y[0] - t.cos())], 0.0, 1.0)?;
+    /// assert!((y[0] - 1f64.cos()).abs() < 1e-3);
+    /// assert!(statistics.linear_iterations > 0 && statistics.decompositions == 0);
+    /// # Ok::<(), timestep::AdaptiveError>(())
+    /// ```
+    #[must_use]
+    pub const fn with_linear_solver(self, linear_solver: LinearSolver) -> Self {
+        Bdf {
+            linear_solver,
+            ..self
+        }
+    }
+
+    /// How the Newton systems are solved.
+    #[must_use]
+    pub const fn linear_solver(&self) -> LinearSolver {
+        self.linear_solver
     }
 
     /// Which entries of the Jacobian can be non-zero.

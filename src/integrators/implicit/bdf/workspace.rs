@@ -4,8 +4,12 @@
 
 use super::coefficients::{self, MAX_ORDER};
 use super::control::{DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
+use super::krylov::NewtonOperator;
+use crate::control::Statistics;
 use crate::integrators::implicit::jacobian::{self, Differences};
-use crate::linalg::{Buffer, Matrix, Order, Structure};
+use crate::linalg::{
+    Buffer, GmresWorkspace, LinearSolver, Matrix, Order, Preconditioner, Structure,
+};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
 
@@ -63,14 +67,41 @@ pub struct BdfWorkspace<S: State> {
     /// `1/(rtolᵢ |yᵢ| + atolᵢ)` at the step's start (CVODE's `ewt`).
     pub(super) weights: Result<Buffer<f64>, StepError>,
     pub(super) memory: Memory,
-    /// A banded Jacobian has been checked against the forces.
+    /// A banded Jacobian has been checked against the forces (or needs no check: a
+    /// preconditioner's band).
     band_checked: bool,
+    /// How the Newton systems are solved; GMRES's basis and its right-hand side (empty
+    /// for the direct solver).
+    linear: LinearSolver,
+    gmres: Result<GmresWorkspace, StepError>,
+    krylov_solution: Result<Buffer<f64>, StepError>,
 }
 
 impl<S: State> BdfWorkspace<S> {
-    pub(super) fn new(state: &S, structure: Structure, max_order: usize) -> Self {
+    pub(super) fn new(
+        state: &S,
+        structure: Structure,
+        max_order: usize,
+        linear: LinearSolver,
+    ) -> Self {
         let zero = state.zero_rate();
         let (n, order) = (zero.dim(), Order::of(&zero));
+        // GMRES stores no Jacobian: only a banded preconditioner's band.
+        let (structure, stored, krylov) = match linear {
+            LinearSolver::Direct => (structure, n, (0, 1)),
+            LinearSolver::Gmres(gmres) => match gmres.preconditioner() {
+                Preconditioner::Banded { lower, upper } => (
+                    Structure::Banded { lower, upper },
+                    n,
+                    (n, gmres.max_dimension()),
+                ),
+                _ => (
+                    Structure::Banded { lower: 0, upper: 0 },
+                    0,
+                    (n, gmres.max_dimension()),
+                ),
+            },
+        };
         BdfWorkspace {
             rate: zero.clone(),
             z: core::array::from_fn(|_| zero.clone()),
@@ -85,13 +116,16 @@ impl<S: State> BdfWorkspace<S> {
             nudged_rate: zero,
             iterate: state.clone(),
             probe: state.clone(),
-            jacobian: Matrix::new(structure, order, n),
-            matrix: Matrix::new(structure, order, n),
+            jacobian: Matrix::new(structure, order, stored),
+            matrix: Matrix::new(structure, order, stored),
             solution: Buffer::zeroed(n),
             steps: Buffer::zeroed(n),
             weights: Buffer::zeroed(n),
             memory: Memory::new(max_order),
-            band_checked: false,
+            band_checked: !linear.is_direct(),
+            linear,
+            gmres: GmresWorkspace::new(krylov.0, krylov.1),
+            krylov_solution: Buffer::zeroed(krylov.0),
         }
     }
 
@@ -237,9 +271,92 @@ impl<S: State> BdfWorkspace<S> {
         Ok(())
     }
 
+    /// Whether the linear solver keeps a matrix to evaluate and factor at a setup: the
+    /// direct solver's `J`, a banded preconditioner's band.
+    fn stores_matrix(&self) -> bool {
+        match self.linear {
+            LinearSolver::Direct => true,
+            LinearSolver::Gmres(gmres) => {
+                matches!(gmres.preconditioner(), Preconditioner::Banded { .. })
+            }
+        }
+    }
+
+    /// `residual ← (I − γJ)⁻¹ residual`, by the direct solver or by GMRES.
+    fn solve<F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) -> Result<(), StepError> {
+        match self.linear {
+            LinearSolver::Direct => self.solve_direct(),
+            LinearSolver::Gmres(_) => self.solve_krylov(forces, t, statistics),
+        }
+    }
+
+    /// `residual ← (I − γJ)⁻¹ residual` approximately, by GMRES to a weighted residual
+    /// of `epslin · tq₄` (CVODE's `cvLsSolve` with an iterative solver: no rescaling by
+    /// the change of `γ`, which the operator has current). A solve that did not reduce the
+    /// residual fails Newton's iteration; one that reduced it but fell short of the
+    /// tolerance is used (CVODE's `SUNLS_RES_REDUCED`).
+    fn solve_krylov<F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) -> Result<(), StepError> {
+        let LinearSolver::Gmres(settings) = self.linear else {
+            unreachable!("called for GMRES only")
+        };
+        let gmres = self.gmres.as_mut().map_err(|e| *e)?;
+        let solution = self.krylov_solution.as_mut().map_err(|e| *e)?;
+        let weights = self.weights.as_ref().map_err(|e| *e)?;
+        for (k, value) in solution.iter_mut().enumerate() {
+            *value = self.residual.component(k).to_f64();
+        }
+        let mut operator = NewtonOperator {
+            forces,
+            t,
+            gamma: self.memory.gamma,
+            state: &self.iterate,
+            rate: &self.stage_rate,
+            weights,
+            preconditioner: settings.preconditioner(),
+            matrix: self.matrix.as_mut().map_err(|e| *e)?,
+            scalars: self.solution.as_mut().map_err(|e| *e)?,
+            vector: &mut self.nudge,
+            product: &mut self.nudged_rate,
+            probe: &mut self.probe,
+            evaluations: 0,
+        };
+        let tolerance = settings.tolerance_factor() * self.memory.formula.tq[4];
+        let outcome = gmres.solve(
+            &mut operator,
+            settings.side(),
+            weights,
+            solution,
+            tolerance,
+            settings.restarts(),
+        );
+        statistics.evaluations += operator.evaluations;
+        let outcome = outcome?;
+        statistics.linear_iterations += outcome.iterations;
+        statistics.jacobian_products += outcome.products;
+        // `NaN` residuals count as not reduced.
+        let reduced = outcome.residual < outcome.initial;
+        if !outcome.converged && !reduced {
+            return Err(not_converged(outcome.iterations as usize, outcome.residual));
+        }
+        for (k, value) in solution.iter().enumerate() {
+            self.residual.set_component(k, S::Scalar::from_f64(*value));
+        }
+        Ok(())
+    }
+
     /// `residual ← (I − γ_f J)⁻¹ residual`, times `2/(1 + γ/γ_f)` when `γ` moved since
     /// the factorisation (CVODE's `cvLsSolve`, for a BDF).
-    fn solve(&mut self) -> Result<(), StepError> {
+    fn solve_direct(&mut self) -> Result<(), StepError> {
         let matrix = self.matrix.as_mut().map_err(|e| *e)?;
         let solution = self.solution.as_mut().map_err(|e| *e)?;
         for (k, value) in solution.iter_mut().enumerate() {
@@ -262,8 +379,7 @@ impl<S: State> BdfWorkspace<S> {
     /// most three iterations, stopped once `‖δ‖ min(1, ρ)` is below `tq[4]` (`ρ` the
     /// estimated convergence rate), or as diverging when a correction grows by more than
     /// 2. A failure with an old Jacobian is retried once with a new one. Returns the
-    /// weighted norm of the correction, counting the cost in `counts`
-    /// (evaluations, Jacobians, factorisations).
+    /// weighted norm of the correction, counting the cost in `statistics`.
     pub(super) fn correct<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -271,19 +387,24 @@ impl<S: State> BdfWorkspace<S> {
         t: S::Scalar,
         h: S::Scalar,
         gamma_ratio: f64,
-        counts: (&mut u64, &mut u64, &mut u64),
+        statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
-        let (evaluations, jacobians, decompositions) = counts;
         let mut setup = self.memory.refactor(gamma_ratio);
         let mut bad_jacobian = false;
         loop {
             let mut current = false;
             self.correction.set_zero();
-            self.residual(state, forces, t, evaluations)?;
-            if setup {
+            self.residual(state, forces, t, &mut statistics.evaluations)?;
+            if setup && !self.stores_matrix() {
+                // GMRES without a stored preconditioner: `J` is always current.
+                self.memory.factored_gamma = self.memory.gamma;
+                self.memory.rate = 1.0;
+                self.memory.factored_at = self.memory.steps;
+                current = true;
+            } else if setup {
                 if self.memory.new_jacobian(bad_jacobian) {
-                    *jacobians += 1;
-                    self.evaluate_jacobian(forces, t, h, evaluations)?;
+                    statistics.jacobians += 1;
+                    self.evaluate_jacobian(forces, t, h, &mut statistics.evaluations)?;
                     self.memory.jacobian_at = self.memory.steps;
                     current = true;
                 }
@@ -292,7 +413,7 @@ impl<S: State> BdfWorkspace<S> {
                 let one = S::Scalar::one();
                 let factored =
                     matrix.factor_shifted(jacobian, S::Scalar::from_f64(self.memory.gamma), one);
-                *decompositions += 1;
+                statistics.decompositions += 1;
                 self.memory.factored_gamma = self.memory.gamma;
                 self.memory.rate = 1.0;
                 self.memory.factored_at = self.memory.steps;
@@ -304,7 +425,7 @@ impl<S: State> BdfWorkspace<S> {
                     continue;
                 }
             }
-            match self.iterate_newton(state, forces, t, evaluations) {
+            match self.iterate_newton(state, forces, t, statistics) {
                 Err(StepError::NotConverged { .. }) if !current => {
                     (bad_jacobian, setup) = (true, true);
                 }
@@ -321,12 +442,12 @@ impl<S: State> BdfWorkspace<S> {
         state: &S,
         forces: &F,
         t: S::Scalar,
-        evaluations: &mut u64,
+        statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
         let tolerance = self.memory.formula.tq[4];
         let mut previous = 0.0;
         for m in 0..MAX_ITERATIONS {
-            self.solve()?;
+            self.solve(forces, t, statistics)?;
             self.correction
                 .add_scaled_assign(&self.residual, S::Scalar::one());
             let weights = self.weights.as_ref().map_err(|e| *e)?;
@@ -350,7 +471,7 @@ impl<S: State> BdfWorkspace<S> {
                 return Err(not_converged(m + 1, norm));
             }
             previous = norm;
-            self.residual(state, forces, t, evaluations)?;
+            self.residual(state, forces, t, &mut statistics.evaluations)?;
         }
         unreachable!("the last iteration returns")
     }

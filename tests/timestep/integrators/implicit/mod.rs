@@ -3,6 +3,7 @@
 
 mod backward_euler;
 mod bdf;
+mod bdf_gmres;
 mod lecture_methods;
 mod radau5;
 mod rodas4;
