@@ -173,6 +173,10 @@ where
         self.forces.jacobian(state, t, jacobian)
     }
 
+    fn mass_matrix(&self, mass: &mut crate::Jacobian<'_, S::Scalar>) -> bool {
+        self.forces.mass_matrix(mass)
+    }
+
     #[cfg(feature = "sparse")]
     fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
         self.forces.jacobian_pattern(state, pattern)

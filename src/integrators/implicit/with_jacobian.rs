@@ -71,6 +71,10 @@ where
         true
     }
 
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, S::Scalar>) -> bool {
+        self.forces.mass_matrix(mass)
+    }
+
     /// The pattern of the wrapped forces, if they give one.
     #[cfg(feature = "sparse")]
     fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {

@@ -11,6 +11,7 @@
 
 mod adaptive;
 mod coefficients;
+mod consistent;
 mod fixed;
 mod memory;
 mod workspace;

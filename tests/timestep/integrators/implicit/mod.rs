@@ -3,6 +3,7 @@
 
 mod backward_euler;
 mod bdf;
+mod dae;
 mod lecture_methods;
 mod radau5;
 mod rodas4;
