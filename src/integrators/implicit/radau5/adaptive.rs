@@ -1,11 +1,11 @@
 //! Radau5 as an [`AdaptiveMethod`]: radau5.f's step (`RADCOR`) split into the driver's
 //! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
 
-use super::Radau5;
 use super::coefficients::nodes;
 use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
+use super::{HigherIndex, Radau5};
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -102,6 +102,13 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                 return Err(StepError::ZeroScale { coordinate: i });
             }
             linear.scale[i] = scale;
+        }
+        // The errors of index-2 and index-3 unknowns weigh h and h² times less
+        // (radau5.f's `SCAL(I)/HHFAC`).
+        let HigherIndex { index2, index3 } = self.higher_index;
+        for i in index2.min(n)..n {
+            let power = if i >= index3 { 2 } else { 1 };
+            linear.scale[i] = linear.scale[i] / math::powi(h.abs(), power);
         }
         workspace.memory.tightening = tightening;
         let first_relative = match tolerances.relative_at(0) {

@@ -315,9 +315,12 @@ impl<S: State> Radau5Workspace<S> {
         let mass = linear.mass.as_ref().map(|mass| &mass.matrix);
         match mass {
             Some(mass) => {
-                linear
-                    .real
-                    .factor_shifted_mass(&linear.jacobian, mass, h, s::<S::Scalar>(gamma))?;
+                linear.real.factor_shifted_mass(
+                    &linear.jacobian,
+                    mass,
+                    h,
+                    s::<S::Scalar>(gamma),
+                )?;
             }
             None => {
                 linear

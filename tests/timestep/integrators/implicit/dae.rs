@@ -76,7 +76,12 @@ fn robertson_as_a_dae_has_the_ode_solution_and_keeps_the_sum_to_rounding() {
     println!("t = 40: {y:?} {statistics:?}");
     for i in 0..3 {
         let relative = (y[i] - AT_40[i]) / AT_40[i];
-        assert!(relative.abs() < 1e-6, "y{} = {} ({relative:e})", i + 1, y[i]);
+        assert!(
+            relative.abs() < 1e-6,
+            "y{} = {} ({relative:e})",
+            i + 1,
+            y[i]
+        );
     }
     assert_eq!(format!("{:.10}", y[0]), "0.7158270687");
     let statistics = solver
@@ -84,7 +89,11 @@ fn robertson_as_a_dae_has_the_ode_solution_and_keeps_the_sum_to_rounding() {
         .unwrap();
     println!("t = 4e10: {y:?} {statistics:?}, |Σy − 1| ≤ {worst:e}");
     let relative = (y[0] - Y1_AT_4E10) / Y1_AT_4E10;
-    assert!(relative.abs() < 1e-4, "y1(4e10) = {:e} ({relative:e})", y[0]);
+    assert!(
+        relative.abs() < 1e-4,
+        "y1(4e10) = {:e} ({relative:e})",
+        y[0]
+    );
     // Rounding of the sum of three numbers of size up to 1, a few ulps.
     assert!(worst <= 4.0 * f64::EPSILON, "the sum drifts by {worst:e}");
 }
@@ -109,7 +118,12 @@ fn robertson_as_a_dae_with_a_finite_difference_jacobian() {
         .unwrap();
     for i in 0..3 {
         let relative = (y[i] - AT_40[i]) / AT_40[i];
-        assert!(relative.abs() < 1e-6, "y{} = {} ({relative:e})", i + 1, y[i]);
+        assert!(
+            relative.abs() < 1e-6,
+            "y{} = {} ({relative:e})",
+            i + 1,
+            y[i]
+        );
     }
     assert!(worst < 1e-12, "the sum drifts by {worst:e}");
 }
@@ -144,7 +158,10 @@ fn a_linear_dae_follows_its_closed_form_under_error_control() {
             .unwrap();
         println!("rtol {rtol:e}: worst errors {worst:?}");
         // Within the tolerance (radau5.f's tolerances are met to about their size).
-        assert!(worst[0] < 10.0 * rtol && worst[1] < 10.0 * rtol, "{worst:?}");
+        assert!(
+            worst[0] < 10.0 * rtol && worst[1] < 10.0 * rtol,
+            "{worst:?}"
+        );
     }
 }
 
@@ -165,7 +182,10 @@ fn a_linear_dae_at_fixed_steps_converges_at_order_five() {
         let exact = linear_exact(2.0);
         steps.push(dt);
         errors.push((y[0] - exact[0]).abs());
-        assert!((y[1] - exact[1]).abs() <= 2.0 * f64::EPSILON, "{y:?} vs {exact:?}");
+        assert!(
+            (y[1] - exact[1]).abs() <= 2.0 * f64::EPSILON,
+            "{y:?} vs {exact:?}"
+        );
     }
     let points: Vec<(f64, f64)> = steps.iter().copied().zip(errors.iter().copied()).collect();
     let order = log_log_slope(&points);
@@ -243,7 +263,9 @@ fn an_inconsistent_start_is_refused_and_completed() {
     let mut close = [1.0, 0.0, 1e-10];
     solver.solve(&mut close, &forces, 0.0, 1.0).unwrap();
 
-    let iterations = Radau5::new().consistent_start(&mut y, &forces, 0.0).unwrap();
+    let iterations = Radau5::new()
+        .consistent_start(&mut y, &forces, 0.0)
+        .unwrap();
     // A linear constraint with its exact Jacobian: one iteration solves it, a second
     // finds nothing left to correct.
     assert_eq!(iterations, 2);
@@ -262,7 +284,9 @@ fn consistent_start_solves_a_nonlinear_constraint() {
         first_differential,
     );
     let mut y = [2.0, 0.0];
-    let iterations = Radau5::new().consistent_start(&mut y, &forces, 0.0).unwrap();
+    let iterations = Radau5::new()
+        .consistent_start(&mut y, &forces, 0.0)
+        .unwrap();
     println!("{iterations} iterations: {y:?}");
     assert_eq!(y[0], 2.0);
     assert!((y[1] - 1.0).abs() < 1e-12, "{y:?}");
@@ -281,4 +305,45 @@ fn consistent_start_solves_a_nonlinear_constraint() {
     let refused = Radau5::new().consistent_start(&mut y, &index_two, 0.0);
     assert_eq!(refused, Err(StepError::SingularJacobian));
     assert_eq!(y, [2.0, 0.0]);
+}
+
+/// An index-2 system: `y' = z`, `0 = y − sin t`, so `z = cos t` (the constraint's
+/// derivative). Radau IIA gives `y` at order 5 and `z` at order 3 (Hairer–Wanner II,
+/// VI.7); with radau5.f's scaling of the index-2 unknown's error by `h`
+/// ([`Radau5::with_higher_index`]) the run meets the tolerance in `y` and a
+/// correspondingly looser one in `z`.
+#[test]
+fn an_index_two_system_with_its_error_scaled_by_the_step() {
+    let forces = WithMass::new(
+        |y: &[f64; 2], t: f64| [y[1], y[0] - t.sin()],
+        first_differential,
+    );
+    let run = |radau: Radau5| {
+        let mut y = [0.0, 1.0];
+        let mut worst = [0.0_f64; 2];
+        let result = Adaptive::new(radau)
+            .with_tolerances(Tolerances::new(1e-6, 1e-6))
+            .solve_with(&mut y, &forces, 0.0, 3.0, |step| {
+                let t = step.end_time();
+                worst[0] = worst[0].max((step.end()[0] - t.sin()).abs());
+                worst[1] = worst[1].max((step.end()[1] - t.cos()).abs());
+            });
+        (result, worst)
+    };
+    let (scaled, worst) = run(Radau5::new().with_higher_index(1, 2));
+    let statistics = scaled.unwrap();
+    println!("index 2 scaled: {statistics:?}, worst errors {worst:?}");
+    // y from the constraint, to the Newton iteration's tolerance, far below the error
+    // tolerance; z, of order 3, within 10³ tolerances.
+    assert!(worst[0] < 1e-10, "{worst:?}");
+    assert!(worst[1] < 1e-3, "{worst:?}");
+    let (unscaled, worst) = run(Radau5::new());
+    println!("index 2 unscaled: {unscaled:?}, worst errors {worst:?}");
+    // Scaled, fewer steps (or the unscaled run fails).
+    if let Ok(unscaled) = unscaled {
+        assert!(
+            statistics.steps() < unscaled.steps(),
+            "{statistics:?} vs {unscaled:?}"
+        );
+    }
 }
