@@ -373,12 +373,20 @@ const _: () = {
         max_iterations: usize,
         #[serde(default)]
         structure: Structure,
-        #[serde(default = "no_higher_index")]
+        #[serde(
+            default = "no_higher_index",
+            skip_serializing_if = "is_no_higher_index"
+        )]
         higher_index: HigherIndex,
     }
 
     const fn no_higher_index() -> HigherIndex {
         HigherIndex::NONE
+    }
+
+    /// The default is not written: settings saved before it existed read the same.
+    fn is_no_higher_index(higher_index: &HigherIndex) -> bool {
+        *higher_index == HigherIndex::NONE
     }
 
     impl serde::Serialize for Radau5 {

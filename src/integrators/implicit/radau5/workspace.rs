@@ -530,10 +530,11 @@ impl<S: State> Radau5Workspace<S> {
         }
         // With a mass matrix, `M Σ dᵢ Zᵢ` (radau5.f's `ESTRAD` with `IJOB` 5).
         if let Some(Mass { matrix, products }) = &mut linear.mass {
-            matrix.multiply(|i| self.scratch.component(i), &mut products[0]);
-            for i in 0..n {
-                self.scratch.set_component(i, products[0][i]);
-                linear.real_rhs[i] = products[0][i] + h * self.start_rate.component(i);
+            let weighted = &mut products[0];
+            matrix.multiply(|i| self.scratch.component(i), weighted);
+            for (i, &product) in weighted.iter().enumerate() {
+                self.scratch.set_component(i, product);
+                linear.real_rhs[i] = product + h * self.start_rate.component(i);
             }
         }
         linear.real.solve(&mut linear.real_rhs);
