@@ -353,7 +353,7 @@ fn an_index_two_system_with_its_error_scaled_by_the_step() {
 /// -O2 and run outside the crate) reports fcn = 1472, jac = 199, 208 steps of which 206
 /// accepted, dec = 208, and y₁ = 5.20827112710018597·10⁻⁸. (At rtol 10⁻⁸, atol 10⁻¹⁴:
 /// 3970, 386, 526 accepted, 2 rejected, 406; the example `robertson_dae` takes 3974, 387,
-/// 525, 2, 407 there.)
+/// 525, 2, 407 there.) `Radau5` here: 1473, 199, 206 and 2, 208.
 #[test]
 fn robertson_dae_costs_what_radau5_f_reports() {
     let forces = WithMass::new(
@@ -374,12 +374,14 @@ fn robertson_dae_costs_what_radau5_f_reports() {
         ("accepted", statistics.accepted, 206),
     ] {
         let relative = (ours as f64 - theirs as f64) / theirs as f64;
+        // 1473 evaluations here (one more), the rest to the count.
         assert!(
-            relative.abs() <= 0.03,
+            relative.abs() <= 0.01,
             "{name}: {ours} vs radau5.f's {theirs}"
         );
     }
-    assert!(statistics.rejected <= 4, "{statistics:?}");
+    assert!(statistics.rejected <= 3, "{statistics:?}");
+    // The same steps give the same end, to 10⁻⁹ relative here.
     let relative = (y[0] - 5.20827112710018597e-8) / 5.20827112710018597e-8;
-    assert!(relative.abs() < 1e-4, "y1 = {:e} ({relative:e})", y[0]);
+    assert!(relative.abs() < 1e-7, "y1 = {:e} ({relative:e})", y[0]);
 }
