@@ -186,6 +186,19 @@ pub enum StepError {
         /// Numbers that fit on the stack.
         capacity: usize,
     },
+    /// A differential-algebraic system `M y' = f(t, y)` (a singular mass matrix,
+    /// [`Forces::mass_matrix`](crate::Forces::mass_matrix)) was started where its
+    /// algebraic equations `0 = fᵢ(t, y)` do not hold: one Newton step on them moves
+    /// algebraic unknown `coordinate` by `correction` times its error tolerance (more
+    /// than 1). [`Radau5`](crate::Radau5) checks the start of a run;
+    /// [`Radau5::consistent_start`](crate::Radau5::consistent_start) completes the
+    /// algebraic unknowns of a start.
+    InconsistentStart {
+        /// The algebraic unknown that moves most, relative to its tolerance.
+        coordinate: usize,
+        /// How far it moves, in units of its error tolerance.
+        correction: f64,
+    },
     /// A loaded [`Stepper`](crate::Stepper)'s saved workspace was made for another state
     /// (another size) or another method or structure than the one it was given to step.
     /// The stepper is left as loaded; [`reset`](crate::Stepper::reset) it to start afresh.
@@ -251,6 +264,7 @@ impl StepError {
                 | StepError::TooManyUnknowns { .. }
                 | StepError::NotSecondOrder
                 | StepError::WorkspaceMismatch
+                | StepError::InconsistentStart { .. }
         )
     }
 }
@@ -306,6 +320,13 @@ impl fmt::Display for StepError {
             StepError::SingularJacobian => write!(
                 f,
                 "the implicit solve met a singular or non-finite Jacobian in its Newton solve (a Jacobian with infinite or NaN entries, from the forces' own `jacobian` or from finite differences, is reported here too)"
+            ),
+            StepError::InconsistentStart {
+                coordinate,
+                correction,
+            } => write!(
+                f,
+                "the start is inconsistent: its algebraic equations do not hold, and one Newton step on them moves unknown {coordinate} by {correction:e} times its tolerance (complete it with Radau5::consistent_start)"
             ),
             StepError::ZeroScale { coordinate } => write!(
                 f,

@@ -700,7 +700,7 @@ pub use integrators::{
     Midpoint, Newmark, NewmarkError, Pair, PairSource, ParseMethodError, PlainDrift,
     PositionVerlet, PredictorCorrector, Properties, Radau5, Rk4, Scheme, SemiImplicitEuler,
     Sequence, Stepper, SymmetricStep, Tableau, Trapezoid, Tsit5, Verlet, Vern6, Vern7, Vern8,
-    Vern9, WithJacobian, WithLinearPart,
+    Vern9, WithJacobian, WithLinearPart, WithMass,
 };
 pub use integrators::{Bdf, Seulex, StepSequence};
 pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};

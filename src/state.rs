@@ -733,6 +733,25 @@ pub trait Forces<S: State> {
         false
     }
 
+    /// Writes the constant mass matrix `M` of `M y' = f(t, y)` into `mass` and returns
+    /// `true`, or returns `false` (the default: `M = I`, the ordinary `y' = f(t, y)`).
+    ///
+    /// Rows and columns are numbered as the [`jacobian`](Forces::jacobian)'s, and the
+    /// view has the Jacobian's [`Structure`](crate::Structure): a dense, banded
+    /// (`M`'s band inside the Jacobian's, as radau5.f's `MLMAS ≤ MLJAC`) or sparse
+    /// (`M`'s entries inside the forces' pattern) mass matrix. Every entry starts at 0;
+    /// it is asked for once per workspace and kept. `M` may be singular: a zero row `i`
+    /// makes equation `i` algebraic, `0 = fᵢ(t, y)` (an index-1 differential-algebraic
+    /// system, with the algebraic unknown `i` determined by it; see
+    /// [`Radau5::consistent_start`](crate::Radau5::consistent_start)). Only
+    /// [`Radau5`](crate::Radau5) reads it; the other methods solve `y' = f(t, y)`.
+    /// See [`WithMass`](crate::WithMass) to give a closure one.
+    #[inline]
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, S::Scalar>) -> bool {
+        let _ = mass;
+        false
+    }
+
     /// Writes which entries of the Jacobian `∂f/∂y` may be non-zero at `state` into
     /// `pattern` (empty when called) and returns `true`, or returns `false` (the default:
     /// no pattern is known). Implicit methods given a
@@ -1003,6 +1022,11 @@ impl<S: State, F: Forces<S>> Forces<S> for Positional<F> {
         z: &mut DerivativeOf<S>,
     ) -> bool {
         self.0.precondition(state, t, gamma, r, z)
+    }
+
+    #[inline]
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, S::Scalar>) -> bool {
+        self.0.mass_matrix(mass)
     }
 
     #[inline]

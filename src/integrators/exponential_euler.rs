@@ -196,6 +196,11 @@ where
         self.forces.precondition(state, t, gamma, r, z)
     }
 
+    #[inline]
+    fn mass_matrix(&self, mass: &mut crate::Jacobian<'_, S::Scalar>) -> bool {
+        self.forces.mass_matrix(mass)
+    }
+
     #[cfg(feature = "sparse")]
     fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {
         self.forces.jacobian_pattern(state, pattern)

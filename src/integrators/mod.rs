@@ -22,7 +22,7 @@ pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, Bdf, BdfWorkspace, ImplicitMidpoint, ImplicitWorkspace,
     Newmark, NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock, RosenbrockDense,
     RosenbrockTableau, RosenbrockWorkspace, Seulex, SeulexWorkspace, StepSequence, Trapezoid,
-    WithJacobian,
+    WithJacobian, WithMass,
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};

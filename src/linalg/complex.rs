@@ -131,6 +131,7 @@ impl<T: Scalar> ComplexMatrix<T> {
         jacobian: &Matrix<T>,
         scale: T,
         shift: Complex<T>,
+        mass: Option<&Matrix<T>>,
     ) -> Result<(), StepError> {
         debug_assert_eq!(
             (self.dim, self.structure, self.order),
@@ -156,8 +157,15 @@ impl<T: Scalar> ComplexMatrix<T> {
                 *value = faer::c64::new(scale * j.to_f64(), 0.0);
             }
             let shift = faer::c64::new(shift.re.to_f64(), shift.im.to_f64());
-            for i in 0..self.dim {
-                parts.lu.values[parts.layout.diagonal(i)] += shift;
+            if let Some(mass) = mass {
+                // The same layout as the Jacobian's: entry by entry.
+                for (value, &m) in parts.lu.values.iter_mut().zip(mass.entries.iter()) {
+                    *value += shift * m.to_f64();
+                }
+            } else {
+                for i in 0..self.dim {
+                    parts.lu.values[parts.layout.diagonal(i)] += shift;
+                }
             }
             return parts.lu.factor(&parts.layout);
         }
@@ -165,7 +173,13 @@ impl<T: Scalar> ComplexMatrix<T> {
             *entry = Complex::new(-(scale * j), T::zero());
         }
         let n = self.dim;
-        for i in 0..n {
+        if let Some(mass) = mass {
+            // `shift·M − scale·J`, entry by entry (the mass has the Jacobian's layout).
+            for (entry, &m) in self.entries.iter_mut().zip(mass.entries.iter()) {
+                *entry = *entry + Complex::new(shift.re * m, shift.im * m);
+            }
+        }
+        for i in (0..n).filter(|_| mass.is_none()) {
             let at = match self.structure {
                 Structure::Dense => i * n + i,
                 Structure::Banded { lower, upper } => banded::index(i, i, lower, upper),
@@ -247,7 +261,7 @@ mod tests {
                 }
             }
             let mut complex = ComplexMatrix::<f64>::new(structure, Order::Natural, n).unwrap();
-            complex.factor_shifted(&jacobian, 1.0, shift).unwrap();
+            complex.factor_shifted(&jacobian, 1.0, shift, None).unwrap();
             real.factor().unwrap();
             let b: Vec<Complex<f64>> = (0..n)
                 .map(|i| Complex::new((i as f64).cos(), (i as f64 * 0.5).sin()))

@@ -403,6 +403,24 @@ impl<T: Scalar> Matrix<T> {
             (self.dim, self.structure, self.order),
             (jacobian.dim, jacobian.structure, jacobian.order)
         );
+        self.lay_out_like(jacobian)?;
+        for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
+            *entry = -(scale * j);
+        }
+        for i in 0..self.dim {
+            let at = self.offset(i, i);
+            self.entries[at] = self.entries[at] + shift;
+        }
+        self.factor()
+    }
+
+    /// Gives a sparse matrix (once) the layout and LU of `jacobian`'s; nothing to do for
+    /// the others, whose layout is their structure's.
+    fn lay_out_like(&mut self, jacobian: &Matrix<T>) -> Result<(), StepError> {
+        debug_assert_eq!(
+            (self.dim, self.structure, self.order),
+            (jacobian.dim, jacobian.structure, jacobian.order)
+        );
         #[cfg(feature = "sparse")]
         if self.structure == Structure::Sparse && self.sparse.is_none() {
             let from = jacobian
@@ -414,14 +432,96 @@ impl<T: Scalar> Matrix<T> {
             let lu = SparseLu::like(&layout, &from.lu)?;
             self.sparse = Some(alloc::boxed::Box::new(SparseParts { layout, lu }));
         }
-        for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
-            *entry = -(scale * j);
-        }
-        for i in 0..self.dim {
-            let at = self.offset(i, i);
-            self.entries[at] = self.entries[at] + shift;
+        let _ = jacobian;
+        Ok(())
+    }
+
+    /// Sets this matrix to `shift·M − scale·J` for `jacobian` and a `mass` matrix `M`
+    /// (both of this matrix's structure and size, `mass` a copy of `jacobian`'s layout)
+    /// and factors it: Radau5's `γ M − h J` for `M y' = f(t, y)` (radau5.f's `DECOMR`
+    /// with `IMAS = 1`).
+    ///
+    /// # Errors
+    ///
+    /// As [`factor`](Matrix::factor).
+    pub(crate) fn factor_shifted_mass(
+        &mut self,
+        jacobian: &Matrix<T>,
+        mass: &Matrix<T>,
+        scale: T,
+        shift: T,
+    ) -> Result<(), StepError> {
+        self.lay_out_like(jacobian)?;
+        for ((entry, &j), &m) in self
+            .entries
+            .iter_mut()
+            .zip(jacobian.entries.iter())
+            .zip(mass.entries.iter())
+        {
+            *entry = shift * m - scale * j;
         }
         self.factor()
+    }
+
+    /// Sets this matrix to `jacobian`'s rows where `algebraic(i)` holds for unknown `i`,
+    /// and to the identity's elsewhere, and factors it: the Newton matrix of the algebraic
+    /// equations `0 = fᵢ(y)` with the differential unknowns held fixed (their correction
+    /// is 0), for completing a DAE's start.
+    ///
+    /// # Errors
+    ///
+    /// As [`factor`](Matrix::factor).
+    pub(crate) fn factor_algebraic(
+        &mut self,
+        jacobian: &Matrix<T>,
+        algebraic: impl Fn(usize) -> bool,
+    ) -> Result<(), StepError> {
+        self.lay_out_like(jacobian)?;
+        self.entries.copy_from_slice(&jacobian.entries);
+        for row in 0..self.dim {
+            if algebraic(self.order.unknown(row)) {
+                continue;
+            }
+            self.clear_row(row);
+            let at = self.offset(row, row);
+            self.entries[at] = T::one();
+        }
+        self.factor()
+    }
+
+    /// Sets every stored entry of row `row` (in the matrix's order) to zero.
+    fn clear_row(&mut self, row: usize) {
+        #[cfg(feature = "sparse")]
+        if let Some(parts) = &self.sparse {
+            for &(_, at) in parts.layout.row(row) {
+                self.entries[at] = T::zero();
+            }
+            return;
+        }
+        for column in self.structure.columns_of_row(row, self.dim) {
+            let at = self.offset(row, column);
+            self.entries[at] = T::zero();
+        }
+    }
+
+    /// `out = A x` over the unknowns, `x(j)` unknown `j`'s value (of an unfactored matrix).
+    pub(crate) fn multiply(&self, x: impl Fn(usize) -> T, out: &mut [T]) {
+        for row in 0..self.dim {
+            let mut sum = T::zero();
+            self.for_each_in_row(row, |column, at| {
+                sum = sum + self.entries[at] * x(self.order.unknown(column));
+            });
+            out[self.order.unknown(row)] = sum;
+        }
+    }
+
+    /// Whether unknown `i`'s row (of an unfactored matrix) is zero.
+    pub(crate) fn is_zero_row(&self, i: usize) -> bool {
+        let mut zero = true;
+        self.for_each_in_row(self.order.row(i), |_, at| {
+            zero &= self.entries[at] == T::zero();
+        });
+        zero
     }
 
     /// Where the entry of row `row` and column `column` is stored.

@@ -560,6 +560,8 @@ fn radau5_settings_round_trip_and_are_checked() {
         .with_tolerance(0.01)
         .with_max_iterations(10);
     assert_eq!(round_trip(&banded), banded);
+    let index_three = timestep::Radau5::new().with_higher_index(2, 4);
+    assert_eq!(round_trip(&index_three), index_three);
     let json = serde_json::to_string(&timestep::Radau5::new()).unwrap();
     assert_eq!(
         json,
@@ -569,6 +571,7 @@ fn radau5_settings_round_trip_and_are_checked() {
         r#"{"tolerance":0.0,"max_iterations":7}"#,
         r#"{"tolerance":null,"max_iterations":0}"#,
         r#"{"tolerance":null,"max_iterations":7,"nit":7}"#,
+        r#"{"tolerance":null,"max_iterations":7,"higher_index":{"index2":3,"index3":2}}"#,
     ] {
         assert!(
             serde_json::from_str::<timestep::Radau5>(bad).is_err(),

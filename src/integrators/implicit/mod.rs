@@ -11,6 +11,7 @@ mod radau5;
 mod settings;
 mod trapezoid;
 mod with_jacobian;
+mod with_mass;
 
 pub use backward_euler::{BackwardEuler, BackwardEulerWorkspace};
 pub use implicit_midpoint::ImplicitMidpoint;
@@ -19,6 +20,7 @@ pub use newton::ImplicitWorkspace;
 pub use radau5::{Radau5, Radau5Workspace};
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
+pub use with_mass::WithMass;
 
 // Rosenbrock methods: linearly implicit, one Jacobian and one LU per step.
 mod jacobian;

@@ -94,6 +94,11 @@ where
         self.forces.precondition(state, t, gamma, r, z)
     }
 
+    #[inline]
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, S::Scalar>) -> bool {
+        self.forces.mass_matrix(mass)
+    }
+
     /// The pattern of the wrapped forces, if they give one.
     #[cfg(feature = "sparse")]
     fn jacobian_pattern(&self, state: &S, pattern: &mut crate::Pattern) -> bool {

@@ -1,11 +1,11 @@
 //! Radau5 as an [`AdaptiveMethod`]: radau5.f's step (`RADCOR`) split into the driver's
 //! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
 
-use super::Radau5;
 use super::coefficients::nodes;
 use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
+use super::{HigherIndex, Radau5};
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -103,6 +103,13 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             }
             linear.scale[i] = scale;
         }
+        // The errors of index-2 and index-3 unknowns weigh h and h² times less
+        // (radau5.f's `SCAL(I)/HHFAC`).
+        let HigherIndex { index2, index3 } = self.higher_index;
+        for i in index2.min(n)..n {
+            let power = if i >= index3 { 2 } else { 1 };
+            linear.scale[i] = linear.scale[i] / math::powi(h.abs(), power);
+        }
         workspace.memory.tightening = tightening;
         let first_relative = match tolerances.relative_at(0) {
             r if r > 0.0 => r,
@@ -136,6 +143,14 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             memory.jacobian_fresh = true;
             memory.wants_jacobian = false;
             memory.factored = None;
+        }
+        if workspace.memory.check_start {
+            workspace.memory.check_start = false;
+            if let Some(cause) = inconsistency(workspace, &norm) {
+                return self.fail(workspace, 0.5, cause);
+            }
+            // The real matrix held the algebraic equations' Newton matrix.
+            workspace.memory.factored = None;
         }
         if workspace.memory.factored != Some(h64) {
             statistics.decompositions += 1;
@@ -341,6 +356,32 @@ impl Radau5 {
         };
         Err(cause)
     }
+}
+
+/// Why the run's start does not satisfy the algebraic equations of `M y' = f(t, y)`
+/// (within the tolerances of `norm`), or `None`: one Newton step on those equations, at
+/// the start's Jacobian, moves no algebraic unknown by more than its tolerance. A start
+/// whose algebraic equations do not determine the algebraic unknowns (index 2 or 3: the
+/// matrix is singular) is not checked, and neither is one where the step is not finite
+/// (the attempt then reports it).
+fn inconsistency<S: State, T: ToleranceSet>(
+    workspace: &mut Radau5Workspace<S>,
+    norm: &ErrorNorm<'_, S, T>,
+) -> Option<StepError> {
+    if !matches!(workspace.algebraic_correction(), Ok(true)) {
+        return None;
+    }
+    let mut worst = (0, 0.0_f64);
+    for i in 0..workspace.dim() {
+        let correction = workspace.correction(i).to_f64().abs() / norm.scale(i);
+        if correction > worst.1 {
+            worst = (i, correction);
+        }
+    }
+    (worst.1 > 1.0).then_some(StepError::InconsistentStart {
+        coordinate: worst.0,
+        correction: worst.1,
+    })
 }
 
 /// A Newton iteration that stopped after `iterations` with a last correction of

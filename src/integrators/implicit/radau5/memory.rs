@@ -66,6 +66,10 @@ pub(crate) struct Memory {
     pub(super) newton_tolerance: (f64, f64),
     /// A banded Jacobian has been checked against the forces (`Matrix::check_band`).
     pub(super) band_checked: bool,
+    /// The run's start is still to be checked for consistency (a differential-algebraic
+    /// system's algebraic equations holding there).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(super) check_start: bool,
 }
 
 impl Memory {
@@ -98,6 +102,7 @@ impl Memory {
             tightening: Self::no_tolerance(),
             newton_tolerance: Self::no_tolerance(),
             band_checked: false,
+            check_start: true,
         }
     }
 }

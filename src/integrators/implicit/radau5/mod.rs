@@ -11,6 +11,7 @@
 
 mod adaptive;
 mod coefficients;
+mod consistent;
 mod fixed;
 mod memory;
 mod workspace;
@@ -74,6 +75,23 @@ use crate::Structure;
 ///   Jacobian `n` force evaluations by finite differences (one per diagonal of a
 ///   [band](Structure::Banded)), or one call to [`Forces::jacobian`](crate::Forces::jacobian).
 ///
+/// **Mass matrices and DAEs.** Forces that give a constant mass matrix `M`
+/// ([`Forces::mass_matrix`](crate::Forces::mass_matrix), or a closure in
+/// [`WithMass`](crate::WithMass)) make it solve `M y' = f(t, y)`, as radau5.f does with
+/// `IMAS = 1` (Hairer–Wanner II, VI.6): the stage equations become
+/// `M Zᵢ = h Σⱼ aᵢⱼ f(t + cⱼ h, y₀ + Zⱼ)`, the two systems `(γ/h) M − J` and
+/// `((α + iβ)/h) M − J`, the error estimate `E₁⁻¹ (f(y₀) + M Σ dᵢ Zᵢ / h)`; the
+/// Newton start and the dense output are unchanged. `M` may be singular: its zero rows
+/// are algebraic equations `0 = fᵢ(t, y)`, which each step's end satisfies (the method is
+/// stiffly accurate), and an index-1 system is solved at the order of an ODE (the
+/// algebraic unknowns' errors are measured as the others'). For index 2 or 3, order the
+/// unknowns by index and say where each index starts
+/// ([`with_higher_index`](Radau5::with_higher_index)). The start must satisfy the
+/// algebraic equations: [`consistent_start`](Radau5::consistent_start) completes it, and
+/// an adaptive run from a start off by more than the tolerance stops with
+/// [`StepError::InconsistentStart`](crate::StepError::InconsistentStart). The other
+/// methods ignore `M`.
+///
 /// What it does with unusual input: a step of `dt = 0` does nothing; negative steps
 /// integrate backwards; a force that is infinite or `NaN` at the start of a step is
 /// refused ([`StepError::NonFiniteResidual`](crate::StepError::NonFiniteResidual) at
@@ -134,6 +152,29 @@ pub struct Radau5 {
     structure: Structure,
     tolerance: Option<f64>,
     max_iterations: usize,
+    higher_index: HigherIndex,
+}
+
+/// Where a differential-algebraic system's index-2 and index-3 unknowns start
+/// (radau5.f's `NIND1`, `NIND1 + NIND2`): unknowns `index2..index3` are of index 2, and
+/// `index3..` of index 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+struct HigherIndex {
+    index2: usize,
+    index3: usize,
+}
+
+impl HigherIndex {
+    /// Every unknown of index 0 or 1.
+    const NONE: HigherIndex = HigherIndex {
+        index2: usize::MAX,
+        index3: usize::MAX,
+    };
 }
 
 impl Radau5 {
@@ -156,6 +197,7 @@ impl Radau5 {
             structure: Structure::Dense,
             tolerance: None,
             max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            higher_index: HigherIndex::NONE,
         }
     }
 
@@ -235,6 +277,55 @@ impl Radau5 {
         }
     }
 
+    /// The same method for a differential-algebraic system of index 2 or 3 (`M y' = f`,
+    /// see [`Forces::mass_matrix`](crate::Forces::mass_matrix)) whose unknowns are
+    /// ordered by index as radau5.f asks: `0..index2` of index 0 or 1 (radau5.f's
+    /// `NIND1 = index2`), `index2..index3` of index 2 (`NIND2 = index3 − index2`), and
+    /// `index3..` of index 3 (`NIND3`, the rest). Under error control the Newton
+    /// iteration's and the error estimate's scale of an index-2 unknown is divided by
+    /// `|h|`, of an index-3 unknown by `h²` (radau5.f's `SCAL(I)/HHFAC`; Hairer, Lubich
+    /// and Roche 1989, *The Numerical Solution of Differential-Algebraic Systems by
+    /// Runge–Kutta Methods*, LNM 1409, §7): their local errors are `h` and `h²` times
+    /// larger than the others' (an index-2 unknown of Radau IIA is of order 3, not 5),
+    /// and unscaled they would hold the step near zero. At fixed steps it changes
+    /// nothing. Default: no unknown of index above 1 (`index2 = index3 = usize::MAX`).
+    ///
+    /// # Panics
+    ///
+    /// If `index3 < index2`.
+    ///
+    /// ```
+    /// use timestep::Radau5;
+    ///
+    /// // A pendulum (x, y, vx, vy, λ) as an index-3 system: positions of index 1,
+    /// // velocities of index 2, the multiplier of index 3.
+    /// let radau = Radau5::new().with_higher_index(2, 4);
+    /// assert_eq!(radau.higher_index(), (2, 4));
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn with_higher_index(self, index2: usize, index3: usize) -> Self {
+        assert!(
+            index2 <= index3,
+            "Radau5's index-3 unknowns ({index3}..) must follow its index-2 ones ({index2}..)"
+        );
+        Radau5 {
+            higher_index: HigherIndex { index2, index3 },
+            ..self
+        }
+    }
+
+    /// Where the index-2 and index-3 unknowns start, as
+    /// [`with_higher_index`](Self::with_higher_index) set it (`usize::MAX` for none).
+    ///
+    /// ```
+    /// assert_eq!(timestep::Radau5::new().higher_index(), (usize::MAX, usize::MAX));
+    /// ```
+    #[must_use]
+    pub fn higher_index(&self) -> (usize, usize) {
+        (self.higher_index.index2, self.higher_index.index3)
+    }
+
     /// Which entries of the Jacobian can be non-zero.
     ///
     /// ```
@@ -282,6 +373,20 @@ const _: () = {
         max_iterations: usize,
         #[serde(default)]
         structure: Structure,
+        #[serde(
+            default = "no_higher_index",
+            skip_serializing_if = "is_no_higher_index"
+        )]
+        higher_index: HigherIndex,
+    }
+
+    const fn no_higher_index() -> HigherIndex {
+        HigherIndex::NONE
+    }
+
+    /// The default is not written: settings saved before it existed read the same.
+    fn is_no_higher_index(higher_index: &HigherIndex) -> bool {
+        *higher_index == HigherIndex::NONE
     }
 
     impl serde::Serialize for Radau5 {
@@ -290,6 +395,7 @@ const _: () = {
                 tolerance: self.tolerance,
                 max_iterations: self.max_iterations,
                 structure: self.structure,
+                higher_index: self.higher_index,
             }
             .serialize(serializer)
         }
@@ -303,6 +409,11 @@ const _: () = {
                     "Radau5 tolerance must be finite and positive",
                 ));
             }
+            if saved.higher_index.index3 < saved.higher_index.index2 {
+                return Err(serde::de::Error::custom(
+                    "Radau5's index-3 unknowns must follow its index-2 ones",
+                ));
+            }
             if saved.max_iterations == 0 {
                 return Err(serde::de::Error::custom(
                     "Radau5 needs at least one Newton iteration",
@@ -312,6 +423,7 @@ const _: () = {
                 structure: saved.structure,
                 tolerance: saved.tolerance,
                 max_iterations: saved.max_iterations,
+                higher_index: saved.higher_index,
             })
         }
     }

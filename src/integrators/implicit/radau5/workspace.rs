@@ -75,6 +75,42 @@ pub(super) struct Linear<T: Scalar> {
     complex_rhs: Buffer<Complex<T>>,
     /// The size each coordinate's Newton correction is measured against.
     pub(super) scale: Buffer<T>,
+    /// The forces' mass matrix, when they give one (not saved: read again after loading).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass: Option<Mass<T>>,
+    /// The forces have been asked for their mass matrix.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass_read: bool,
+}
+
+/// The mass matrix `M` of `M y' = f(t, y)` (with the Jacobian's layout) and three
+/// products `M v`.
+#[derive(Clone, Debug)]
+struct Mass<T: Scalar> {
+    matrix: Matrix<T>,
+    products: [Buffer<T>; 3],
+}
+
+impl<T: Scalar> Linear<T> {
+    /// Asks the forces for their mass matrix, once: afterwards `mass` holds it, or `None`
+    /// for the identity.
+    fn read_mass<S: State<Scalar = T>, F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+    ) -> Result<(), StepError> {
+        if self.mass_read {
+            return Ok(());
+        }
+        let mut matrix = self.jacobian.clone();
+        matrix.clear();
+        if forces.mass_matrix(&mut matrix.as_jacobian()) {
+            let n = matrix.dim();
+            let products = [Buffer::zeroed(n)?, Buffer::zeroed(n)?, Buffer::zeroed(n)?];
+            self.mass = Some(Mass { matrix, products });
+        }
+        self.mass_read = true;
+        Ok(())
+    }
 }
 
 impl<T: Scalar> Linear<T> {
@@ -86,6 +122,8 @@ impl<T: Scalar> Linear<T> {
             real_rhs: Buffer::zeroed(n)?,
             complex_rhs: Buffer::zeroed(n)?,
             scale: Buffer::zeroed(n)?,
+            mass: None,
+            mass_read: false,
         })
     }
 }
@@ -164,6 +202,7 @@ impl<S: State> Radau5Workspace<S> {
     ) -> Result<u64, StepError> {
         let linear = self.linear.as_mut().map_err(|e| *e)?;
         linear.jacobian.prepare(forces, state)?;
+        linear.read_mass(forces)?;
         linear.jacobian.clear();
         let one = S::Scalar::one();
         let analytic = if at_end_stage {
@@ -259,10 +298,11 @@ impl<S: State> Radau5Workspace<S> {
         Ok(evaluations)
     }
 
-    /// Factors `γ I − h J` and `(α + iβ) I − h J` for a step of `h`: radau5.f's
-    /// `(γ/h) I − J` and `((α + iβ)/h) I − J` times `h`, as the crate's other implicit
-    /// methods write theirs (`I − h J`), so that a tiny step does not overflow `γ/h` (the
-    /// right-hand sides are scaled by `h` to match).
+    /// Factors `γ M − h J` and `(α + iβ) M − h J` for a step of `h` (`M = I` unless the
+    /// forces give a mass matrix): radau5.f's `(γ/h) M − J` and `((α + iβ)/h) M − J`
+    /// times `h`, as the crate's other implicit methods write theirs (`I − h J`), so that
+    /// a tiny step does not overflow `γ/h` (the right-hand sides are scaled by `h` to
+    /// match).
     ///
     /// # Errors
     ///
@@ -272,14 +312,72 @@ impl<S: State> Radau5Workspace<S> {
             gamma, alpha, beta, ..
         } = self.coefficients;
         let linear = self.linear.as_mut().map_err(|e| *e)?;
-        linear
-            .real
-            .factor_shifted(&linear.jacobian, h, s::<S::Scalar>(gamma))?;
+        let mass = linear.mass.as_ref().map(|mass| &mass.matrix);
+        match mass {
+            Some(mass) => {
+                linear.real.factor_shifted_mass(
+                    &linear.jacobian,
+                    mass,
+                    h,
+                    s::<S::Scalar>(gamma),
+                )?;
+            }
+            None => {
+                linear
+                    .real
+                    .factor_shifted(&linear.jacobian, h, s::<S::Scalar>(gamma))?;
+            }
+        }
         linear.complex.factor_shifted(
             &linear.jacobian,
             h,
             Complex::new(s::<S::Scalar>(alpha), s::<S::Scalar>(beta)),
+            mass,
         )
+    }
+
+    /// One Newton step on the algebraic equations `0 = fᵢ(t, y)` (the zero rows `i` of
+    /// the mass matrix) for the algebraic unknowns `i`, the others held fixed, from
+    /// `start_rate` and the Jacobian evaluated at the same state: the correction is left
+    /// in the real right-hand side (0 at the differential unknowns). Returns `false`, and
+    /// does nothing, when there is no algebraic equation.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::SingularJacobian`] when the algebraic equations do not determine the
+    /// algebraic unknowns (an index above 1), or as [`Matrix::factor`].
+    pub(super) fn algebraic_correction(&mut self) -> Result<bool, StepError> {
+        let n = self.dim();
+        let linear = self.linear.as_mut().map_err(|e| *e)?;
+        let Some(mass) = &linear.mass else {
+            return Ok(false);
+        };
+        let algebraic = |i| mass.matrix.is_zero_row(i);
+        if !(0..n).any(algebraic) {
+            return Ok(false);
+        }
+        linear.real.factor_algebraic(&linear.jacobian, algebraic)?;
+        for i in 0..n {
+            linear.real_rhs[i] = if algebraic(i) {
+                -self.start_rate.component(i)
+            } else {
+                S::Scalar::zero()
+            };
+        }
+        linear.real.solve(&mut linear.real_rhs);
+        // Zero, up to rounding of a pivoted solve: exactly.
+        for i in (0..n).filter(|&i| !algebraic(i)) {
+            linear.real_rhs[i] = S::Scalar::zero();
+        }
+        Ok(true)
+    }
+
+    /// The correction [`algebraic_correction`](Self::algebraic_correction) left at
+    /// unknown `i`.
+    pub(super) fn correction(&self, i: usize) -> S::Scalar {
+        self.linear
+            .as_ref()
+            .map_or(S::Scalar::zero(), |linear| linear.real_rhs[i])
     }
 
     /// Zero stage increments (and transformed increments): the Newton iteration's start
@@ -348,17 +446,27 @@ impl<S: State> Radau5Workspace<S> {
         );
         let ti = T_INVERSE.map(|row| row.map(s::<S::Scalar>));
         let n = self.start_rate.dim();
+        // With a mass matrix the right-hand sides take `Λ (M W)` instead of `Λ W`
+        // (radau5.f's `SLVRAD` with `IJOB` 5).
+        if let Some(Mass { matrix, products }) = &mut linear.mass {
+            for (w, product) in self.w.iter().zip(products.iter_mut()) {
+                matrix.multiply(|i| w.component(i), product);
+            }
+        }
         for i in 0..n {
             let a = [
                 self.f[0].component(i),
                 self.f[1].component(i),
                 self.f[2].component(i),
             ];
-            let w = [
-                self.w[0].component(i),
-                self.w[1].component(i),
-                self.w[2].component(i),
-            ];
+            let w = match &linear.mass {
+                Some(Mass { products, .. }) => [products[0][i], products[1][i], products[2][i]],
+                None => [
+                    self.w[0].component(i),
+                    self.w[1].component(i),
+                    self.w[2].component(i),
+                ],
+            };
             let g: [S::Scalar; 3] =
                 core::array::from_fn(|k| h * (ti[k][0] * a[0] + ti[k][1] * a[1] + ti[k][2] * a[2]));
             linear.real_rhs[i] = g[0] - fac1 * w[0];
@@ -392,8 +500,8 @@ impl<S: State> Radau5Workspace<S> {
         (sum / (3 * n).max(1) as f64).sqrt()
     }
 
-    /// radau5.f's error estimate (`ESTRAD`): `e = E₁⁻¹ (f(y₀) + Σ dᵢ Zᵢ / h)` with
-    /// `E₁ = (γ/h) I − J` (computed as `(γ I − h J)⁻¹ (h f(y₀) + Σ dᵢ Zᵢ)`), its root
+    /// radau5.f's error estimate (`ESTRAD`): `e = E₁⁻¹ (f(y₀) + M Σ dᵢ Zᵢ / h)` with
+    /// `E₁ = (γ/h) M − J` (computed as `(γ M − h J)⁻¹ (h f(y₀) + M Σ dᵢ Zᵢ)`), its root
     /// mean square over the scales (`scale` in the linear algebra), at least 10⁻¹⁰; and
     /// when that is above 1 on a first or a retried step (where a stiff component can
     /// make the first estimate far too large), the filtered estimate
@@ -419,6 +527,15 @@ impl<S: State> Radau5Workspace<S> {
             // Kept for the second estimate.
             self.scratch.set_component(i, combination);
             linear.real_rhs[i] = combination + h * self.start_rate.component(i);
+        }
+        // With a mass matrix, `M Σ dᵢ Zᵢ` (radau5.f's `ESTRAD` with `IJOB` 5).
+        if let Some(Mass { matrix, products }) = &mut linear.mass {
+            let weighted = &mut products[0];
+            matrix.multiply(|i| self.scratch.component(i), weighted);
+            for (i, &product) in weighted.iter().enumerate() {
+                self.scratch.set_component(i, product);
+                linear.real_rhs[i] = product + h * self.start_rate.component(i);
+            }
         }
         linear.real.solve(&mut linear.real_rhs);
         let norm = |linear: &Linear<S::Scalar>| {

@@ -4,6 +4,7 @@
 mod backward_euler;
 mod bdf;
 mod bdf_gmres;
+mod dae;
 mod lecture_methods;
 mod radau5;
 mod rodas4;
