@@ -497,10 +497,6 @@ fn large_states_allocate_only_on_the_first_step() {
         &springs,
         0.01,
     );
-    assert_eq!(
-        MethodKind::NAMES.len(),
-        Method::<Particles<DVec3>>::all().len()
-    );
 }
 
 /// Bytes this thread allocates while running `f`.
