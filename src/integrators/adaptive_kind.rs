@@ -128,7 +128,8 @@ macro_rules! adaptive_methods {
             }
         }
 
-        /// Each call goes to the method named, with its workspace.
+        /// Each call goes to the method named, with its workspace: the four that do a step's work
+/// through `separately`'s functions, so that each method's step stays a function of its own.
         impl<S: State> AdaptiveMethod<S> for AdaptiveKind {
             type Workspace = AdaptiveKindWorkspace<S>;
             type Interpolant = AdaptiveKindInterpolant<S>;
@@ -163,7 +164,7 @@ macro_rules! adaptive_methods {
             ) {
                 match (self, workspace) {
                     $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
-                        method.begin(workspace, state, forces, t, statistics)
+                        separately::begin(method, workspace, state, forces, t, statistics)
                     })*
                     _ => mismatch(),
                 }
@@ -191,7 +192,7 @@ macro_rules! adaptive_methods {
             ) -> Result<f64, StepError> {
                 match (self, workspace) {
                     $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
-                        method.attempt(workspace, state, forces, t, h, tolerances, end, statistics)
+                        separately::attempt(method, workspace, state, forces, t, h, tolerances, end, statistics)
                     })*
                     _ => mismatch(),
                 }
@@ -219,7 +220,7 @@ macro_rules! adaptive_methods {
             ) {
                 match (self, workspace) {
                     $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
-                        method.accept(workspace, start, end, forces, t, h, dense, statistics)
+                        separately::accept(method, workspace, start, end, forces, t, h, dense, statistics)
                     })*
                     _ => mismatch(),
                 }
@@ -236,7 +237,7 @@ macro_rules! adaptive_methods {
             ) {
                 match (self, workspace) {
                     $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
-                        method.prepare_dense(workspace, start, forces, t, h, statistics)
+                        separately::prepare_dense(method, workspace, start, forces, t, h, statistics)
                     })*
                     _ => mismatch(),
                 }
@@ -386,5 +387,79 @@ impl FromStr for AdaptiveKind {
             .into_iter()
             .find(|method| method.name() == name)
             .ok_or_else(|| ParseMethodError::new(name, &Self::NAMES))
+    }
+}
+
+/// A method's step work behind calls that are never inlined.
+///
+/// Inlined, every method's step lands in one function per call site of the solver: a
+/// match of fifteen steps, Radau5's and BDF's among them, that LLVM's optimiser spends
+/// minutes on (seven for one `solve` on `[f64; 4]` in release, where each method alone takes
+/// seconds). A call per step costs nothing next to a step's work; a program that wants the
+/// step inlined names its method's type instead of a kind.
+mod separately {
+    use crate::control::{AdaptiveMethod, Statistics, ToleranceSet};
+    use crate::{Forces, State, StepError};
+
+    #[inline(never)]
+    pub(super) fn begin<S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized>(
+        method: &M,
+        workspace: &mut M::Workspace,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        method.begin(workspace, state, forces, t, statistics);
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn attempt<
+        S: State,
+        M: AdaptiveMethod<S>,
+        F: Forces<S> + ?Sized,
+        T: ToleranceSet,
+    >(
+        method: &M,
+        workspace: &mut M::Workspace,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        tolerances: &T,
+        end: &mut S,
+        statistics: &mut Statistics,
+    ) -> Result<f64, StepError> {
+        method.attempt(workspace, state, forces, t, h, tolerances, end, statistics)
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn accept<S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized>(
+        method: &M,
+        workspace: &mut M::Workspace,
+        start: &S,
+        end: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        dense: bool,
+        statistics: &mut Statistics,
+    ) {
+        method.accept(workspace, start, end, forces, t, h, dense, statistics);
+    }
+
+    #[inline(never)]
+    pub(super) fn prepare_dense<S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized>(
+        method: &M,
+        workspace: &mut M::Workspace,
+        start: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        method.prepare_dense(workspace, start, forces, t, h, statistics);
     }
 }
