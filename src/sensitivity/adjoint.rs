@@ -40,7 +40,7 @@ use num_traits::{Float, One, Zero};
 ///
 /// # Example
 ///
-/// `y' = −k y`, `y(0) = y₀`: `L = y(1)² / 2` has `∂L/∂k = −y(1)² ` and
+/// `y' = −k y`, `y(0) = y₀`: `L = y(1)² / 2` has `∂L/∂k = −y(1)²` and
 /// `∂L/∂y₀ = y(1)²/y₀`.
 ///
 /// ```

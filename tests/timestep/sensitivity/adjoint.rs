@@ -15,7 +15,7 @@ use super::{ALL_FOUR, B, Dual, K, LargeSpring, Spring, V0, X0, spring_closed_for
 use approx::assert_relative_eq;
 use core::num::NonZeroUsize;
 use timestep::control::IntoAdaptive;
-use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Model, SensitivityError};
+use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Gradient, Model, SensitivityError};
 use timestep::{
     Adaptive, Bs3, Dop853, Dopri5, Pair, PairSource, Tolerances, Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
@@ -213,36 +213,24 @@ impl Model<[f64; 2]> for TangentOnly {
 
 #[test]
 fn without_a_cotangent_it_is_built_from_tangents_or_differences() {
-    let times = [2.0];
-    let tolerances = Tolerances::new(1e-9, 1e-11);
-    let loss = |_: usize, _: f64, y: &[f64; 2], out: &mut [f64; 2]| *out = [y[0], 0.0];
-    let exact = Adjoint::new(Spring, [K, B])
-        .unwrap()
-        .gradient(
-            &mut Adaptive::new(Dopri5).with_tolerances(tolerances),
-            &[X0, V0],
-            0.0,
-            &times,
-            loss,
-        )
-        .unwrap();
-    let by_tangent = Adjoint::new(TangentOnly, [K, B])
-        .unwrap()
-        .gradient(
-            &mut Adaptive::new(Dopri5).with_tolerances(tolerances),
-            &[X0, V0],
-            0.0,
-            &times,
-            loss,
-        )
-        .unwrap();
+    /// The gradient of `x(2)` for `model`.
+    fn of<M: Model<[f64; 2]>>(model: M) -> Gradient<[f64; 2]> {
+        let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-9, 1e-11));
+        Adjoint::new(model, [K, B])
+            .unwrap()
+            .gradient(&mut solver, &[X0, V0], 0.0, &[2.0], |_, _, y, out| {
+                *out = [y[0], 0.0];
+            })
+            .unwrap()
+    }
+    let (exact, by_tangent) = (of(Spring), of(TangentOnly));
     let by_differences = Adjoint::new(LargeSpring, vec![K, B])
         .unwrap()
         .gradient(
-            &mut Adaptive::new(Dopri5).with_tolerances(tolerances),
+            &mut Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-9, 1e-11)),
             &vec![X0, V0],
             0.0,
-            &times,
+            &[2.0],
             |_, _, y: &Vec<f64>, out: &mut Vec<f64>| out[0] = y[0],
         )
         .unwrap();
