@@ -59,6 +59,15 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
             workspace.memory.convergence_failure();
             return Err(cause);
         }
+        if !workspace.memory.started {
+            let checked = workspace.read_mass(forces, state).and_then(|()| {
+                workspace.check_start(state, forces, t, h, |i| norm.scale(i), statistics)
+            });
+            if let Err(cause) = checked {
+                workspace.memory.convergence_failure();
+                return Err(cause);
+            }
+        }
         prepare_history(workspace, state, forces, t, h, statistics);
         workspace.predict();
         let gamma_ratio = workspace.memory.set_formula(h64);

@@ -7,6 +7,7 @@ use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
 use super::{HigherIndex, Radau5};
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
+use crate::integrators::implicit::mass;
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -371,16 +372,8 @@ fn inconsistency<S: State, T: ToleranceSet>(
     if !matches!(workspace.algebraic_correction(), Ok(true)) {
         return None;
     }
-    let mut worst = (0, 0.0_f64);
-    for i in 0..workspace.dim() {
-        let correction = workspace.correction(i).to_f64().abs() / norm.scale(i);
-        if correction > worst.1 {
-            worst = (i, correction);
-        }
-    }
-    (worst.1 > 1.0).then_some(StepError::InconsistentStart {
-        coordinate: worst.0,
-        correction: worst.1,
+    mass::inconsistency(workspace.dim(), |i| {
+        workspace.correction(i).to_f64().abs() / norm.scale(i)
     })
 }
 
