@@ -101,7 +101,9 @@ fn run(method: &str, rtol: f64, atol: f64, out: &mut impl Write) -> Result<Stati
     Radau5::new()
         .consistent_start(&mut y, &forces, 0.0)
         .map_err(|error| error.to_string())?;
-    let kind: AdaptiveKind = method.parse().map_err(|_| format!("unknown method {method}"))?;
+    let kind: AdaptiveKind = method
+        .parse()
+        .map_err(|_| format!("unknown method {method}"))?;
     let mut solver = Adaptive::new(kind).with_tolerances(Tolerances::new(rtol, atol));
     let mut written = row(out, 0.0, &y);
     let statistics = solver

@@ -601,7 +601,11 @@ fn adaptive_bdf_with_a_mass_matrix_allocates_only_in_its_first_run() {
         let count = ALLOCATIONS.with(Cell::get) - before;
         assert!(statistics.accepted > 5 && statistics.jacobians > 0);
         // The algebraic equation holds at the end.
-        assert!((u[n - 1] - tie * u[n - 2]).abs() < 1e-12, "{:?}", &u[n - 2..]);
+        assert!(
+            (u[n - 1] - tie * u[n - 2]).abs() < 1e-12,
+            "{:?}",
+            &u[n - 2..]
+        );
         assert_eq!(
             count, 0,
             "BDF with a mass matrix ({structure:?}): {count} allocations in a run of {statistics:?}"
