@@ -130,6 +130,11 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             }
         };
 
+        // The mass matrix is read with the first Jacobian; a workspace loaded from a saved
+        // run does not keep it, and may go on with its saved Jacobian: read it here too.
+        if let Err(cause) = workspace.read_mass(state, forces) {
+            return self.fail(workspace, 0.5, cause);
+        }
         let memory = &mut workspace.memory;
         if memory.wants_jacobian && !memory.jacobian_fresh {
             workspace.read_coordinates(state);

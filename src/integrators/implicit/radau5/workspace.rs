@@ -167,6 +167,26 @@ impl<S: State> Radau5Workspace<S> {
         self.linear.as_mut().map_err(|e| *e)
     }
 
+    /// Asks the forces for their mass matrix, once per workspace (a no-op afterwards), in
+    /// the Jacobian's layout.
+    ///
+    /// # Errors
+    ///
+    /// The matrices' errors: matrices that could not be made, a sparse Jacobian without
+    /// its pattern.
+    pub(super) fn read_mass<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+    ) -> Result<(), StepError> {
+        let linear = self.linear.as_mut().map_err(|e| *e)?;
+        if linear.mass_read {
+            return Ok(());
+        }
+        linear.jacobian.prepare(forces, state)?;
+        linear.read_mass(forces)
+    }
+
     /// Reads the state's coordinates (for the difference steps and the Newton scales).
     pub(super) fn read_coordinates(&mut self, state: &S) {
         self.has_coordinates = state.coordinates_into(&mut self.coordinates);
