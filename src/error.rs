@@ -190,7 +190,7 @@ pub enum StepError {
     /// [`Forces::mass_matrix`](crate::Forces::mass_matrix)) was started where its
     /// algebraic equations `0 = fᵢ(t, y)` do not hold: one Newton step on them moves
     /// algebraic unknown `coordinate` by `correction` times its error tolerance (more
-    /// than 1). [`Radau5`](crate::Radau5) checks the start of a run;
+    /// than 1). [`Radau5`](crate::Radau5) and [`Bdf`](crate::Bdf) check the start of a run;
     /// [`Radau5::consistent_start`](crate::Radau5::consistent_start) completes the
     /// algebraic unknowns of a start.
     InconsistentStart {
@@ -199,6 +199,18 @@ pub enum StepError {
         /// How far it moves, in units of its error tolerance.
         correction: f64,
     },
+    /// [`Bdf`](crate::Bdf) with [GMRES](crate::LinearSolver::Gmres) was given forces
+    /// whose mass matrix ([`Forces::mass_matrix`](crate::Forces::mass_matrix)) is not the
+    /// identity: its matrix-free Newton operator is `I − γJ` only. Solve `M y' = f(t, y)`
+    /// with the direct solver ([`LinearSolver::Direct`](crate::LinearSolver::Direct)).
+    MassWithGmres,
+    /// A differential-algebraic system `M y' = f(t, y)` whose algebraic equations
+    /// `0 = fᵢ(t, y)` do not determine its algebraic unknowns at the start (the block of
+    /// the Jacobian `∂fᵢ/∂yⱼ` over the algebraic rows and unknowns is singular): an
+    /// index-2 or index-3 system, which [`Bdf`](crate::Bdf) does not solve (it has no
+    /// index scaling of the error). [`Radau5::with_higher_index`](crate::Radau5::with_higher_index)
+    /// solves them.
+    IndexAboveOne,
     /// A loaded [`Stepper`](crate::Stepper)'s saved workspace was made for another state
     /// (another size) or another method or structure than the one it was given to step.
     /// The stepper is left as loaded; [`reset`](crate::Stepper::reset) it to start afresh.
@@ -265,6 +277,8 @@ impl StepError {
                 | StepError::NotSecondOrder
                 | StepError::WorkspaceMismatch
                 | StepError::InconsistentStart { .. }
+                | StepError::MassWithGmres
+                | StepError::IndexAboveOne
         )
     }
 }
@@ -327,6 +341,14 @@ impl fmt::Display for StepError {
             } => write!(
                 f,
                 "the start is inconsistent: its algebraic equations do not hold, and one Newton step on them moves unknown {coordinate} by {correction:e} times its tolerance (complete it with Radau5::consistent_start)"
+            ),
+            StepError::MassWithGmres => write!(
+                f,
+                "Bdf with GMRES cannot use a mass matrix other than the identity (its Newton operator is I - gamma J): solve M y' = f with the direct linear solver"
+            ),
+            StepError::IndexAboveOne => write!(
+                f,
+                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which Bdf does not solve; use Radau5::with_higher_index"
             ),
             StepError::ZeroScale { coordinate } => write!(
                 f,

@@ -557,6 +557,62 @@ fn adaptive_bdf_allocates_only_in_its_first_run() {
     });
 }
 
+/// The BDF on a differential-algebraic system (`M` the identity but for a zero last
+/// row: `u' = Δu + u²` on 39 points, the last tied to its neighbour by
+/// `0 = u₄₀ − c u₃₉`): the mass matrix is read in the first run, and the second, through
+/// the residual `γ f − M (z₁/l₁ + Δ)` and the factorisations of `M − γJ`, allocates
+/// nothing.
+#[test]
+fn adaptive_bdf_with_a_mass_matrix_allocates_only_in_its_first_run() {
+    use timestep::{Bdf, WithMass};
+    let n = 40;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    // Consistent at the start.
+    let tie = start[n - 1] / start[n - 2];
+    let rates = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        heat_rate(u, scale, out);
+        for (o, u) in out.iter_mut().zip(u) {
+            *o += u * u;
+        }
+        out[n - 1] = u[n - 1] - tie * u[n - 2];
+    });
+    let forces = WithMass::new(rates, move |m: &mut Jacobian<f64>| {
+        for i in 0..n - 1 {
+            m[(i, i)] = 1.0;
+        }
+    });
+    for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
+        let mut solver = Adaptive::new(Bdf::new().with_structure(structure))
+            .with_tolerances(Tolerances::new(1e-8, 1e-10));
+        let mut u = start.clone();
+        solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
+        let mut u = start.clone();
+        let mut probe = start.clone();
+        let before = ALLOCATIONS.with(Cell::get);
+        let statistics = solver
+            .solve_with(&mut u, &forces, 0.0, 0.5, |step| {
+                let middle = 0.5 * (step.start_time() + step.end_time());
+                step.state_at(middle, &mut probe);
+            })
+            .unwrap();
+        let count = ALLOCATIONS.with(Cell::get) - before;
+        assert!(statistics.accepted > 5 && statistics.jacobians > 0);
+        // The algebraic equation holds at the end.
+        assert!(
+            (u[n - 1] - tie * u[n - 2]).abs() < 1e-12,
+            "{:?}",
+            &u[n - 2..]
+        );
+        assert_eq!(
+            count, 0,
+            "BDF with a mass matrix ({structure:?}): {count} allocations in a run of {statistics:?}"
+        );
+    }
+}
+
 /// `u' = Δu + u²` on 40 points to t = 0.5, dense and banded: a second run of `method`,
 /// with an observer reading the dense output, allocates nothing.
 fn stiff_run_allocates_only_in_its_first_run(

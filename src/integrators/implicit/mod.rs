@@ -5,6 +5,7 @@
 
 mod backward_euler;
 mod implicit_midpoint;
+mod mass;
 mod newmark;
 mod newton;
 mod radau5;

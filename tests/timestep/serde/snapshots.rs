@@ -103,6 +103,24 @@ fn every_adaptive_method_resumes_bit_for_bit_through_json() {
     }
 }
 
+/// A differential-algebraic run (`y₁' = −y₁ + y₂`, `0 = y₂ − sin t`, a singular mass
+/// matrix, which a saved workspace does not hold: it is read again when the run goes on)
+/// resumes bit for bit, by the BDF and by Radau5; without the mass matrix read again the
+/// BDF would go on solving `y₂' = y₂ − sin t`.
+#[test]
+fn a_dae_run_resumes_bit_for_bit_through_json() {
+    let dae = timestep::WithMass::new(
+        |y: &[f64; 2], t: f64| [-y[0] + y[1], y[1] - t.sin()],
+        |m: &mut timestep::Jacobian<f64>| m[(0, 0)] = 1.0,
+    );
+    for kind in [
+        AdaptiveKind::Bdf(timestep::Bdf::new()),
+        AdaptiveKind::Radau5(timestep::Radau5::new()),
+    ] {
+        resumes_through_json(kind, [0.0, 0.0], &dae);
+    }
+}
+
 /// The Nyström pairs step second-order states: a particle on an anharmonic spring with a
 /// driving force, hard enough that steps are rejected.
 #[test]

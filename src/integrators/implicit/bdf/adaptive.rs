@@ -59,6 +59,16 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
             workspace.memory.convergence_failure();
             return Err(cause);
         }
+        // The mass matrix is read once per workspace (again after loading a saved one,
+        // which does not keep it), the start checked once per run.
+        let mut checked = workspace.read_mass(forces, state);
+        if checked.is_ok() && !workspace.memory.started {
+            checked = workspace.check_start(state, forces, t, h, |i| norm.scale(i), statistics);
+        }
+        if let Err(cause) = checked {
+            workspace.memory.convergence_failure();
+            return Err(cause);
+        }
         prepare_history(workspace, state, forces, t, h, statistics);
         workspace.predict();
         let gamma_ratio = workspace.memory.set_formula(h64);

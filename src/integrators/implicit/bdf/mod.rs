@@ -71,6 +71,52 @@ use crate::{LinearSolver, Structure};
 ///   [band](Structure::Banded), one per colour of a [sparse](Structure::Sparse) pattern), or
 ///   one call to [`Forces::jacobian`](crate::Forces::jacobian).
 ///
+/// **Mass matrices and index-1 DAEs.** Forces that give a constant mass matrix `M`
+/// ([`Forces::mass_matrix`](crate::Forces::mass_matrix), or a closure in
+/// [`WithMass`](crate::WithMass); dense, banded or sparse, in the layout of the
+/// [`Structure`]) make it solve `M y' = f(t, y)`, as DASSL's BDF solves index-1 systems
+/// (Brenan, Campbell and Petzold, "Numerical Solution of Initial-Value Problems in
+/// Differential-Algebraic Equations", SIAM 1996, ch. 3): the corrector is
+/// `M (y − a) − γ f(t, y) = 0` with `a = y₍₀₎ − z₁₍₀₎/l₁` (with `M = I`, the equation
+/// above), solved by Newton's method with `M − γJ`; the history, the error test and the
+/// order selection are unchanged. `M` may be singular: its zero rows are algebraic
+/// equations `0 = fᵢ(t, y)`, which each step's end satisfies to the Newton iteration's
+/// tolerance (a linear one, with an exact Jacobian row, to rounding: an algebraic row of
+/// an older factorisation is the current one times `γ_f/γ`, and is used as such, not
+/// rescaled as CVODE rescales the rest). Only **index 1** is solved: there is no index
+/// scaling of the error in the BDF, and a start whose algebraic equations do not
+/// determine the algebraic unknowns (index 2 or 3) stops the run with
+/// [`StepError::IndexAboveOne`](crate::StepError::IndexAboveOne): use
+/// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index). The start must satisfy
+/// the algebraic equations: one Newton step on them, at the start's Jacobian (one more
+/// Jacobian per run), may move no algebraic unknown by more than its tolerance, or the
+/// run stops with [`StepError::InconsistentStart`](crate::StepError::InconsistentStart);
+/// [`Radau5::consistent_start`](crate::Radau5::consistent_start) completes a start. The
+/// history starts from `z₁ = h f(t₀, y₀)`, the slope of `y' = f`: with `M ≠ I` the first
+/// step's error estimate is pessimistic and its step short (the step grows by up to 10⁴
+/// after it). With [GMRES](LinearSolver::Gmres), whose operator is `I − γJ`, a mass
+/// matrix other than the identity (read as a diagonal: forces that write off it panic,
+/// as outside any band) stops the run with
+/// [`StepError::MassWithGmres`](crate::StepError::MassWithGmres).
+///
+/// ```
+/// use timestep::{Adaptive, Bdf, Jacobian, Tolerances, WithMass};
+///
+/// // y₁' = −y₁ + y₂, 0 = y₂ − sin t (M = diag(1, 0)) from y = (0, 0):
+/// // y₂ = sin t, y₁ = (sin t − cos t + e⁻ᵗ)/2.
+/// let dae = WithMass::new(
+///     |y: &[f64; 2], t: f64| [-y[0] + y[1], y[1] - t.sin()],
+///     |m: &mut Jacobian<f64>| m[(0, 0)] = 1.0,
+/// );
+/// let mut y = [0.0, 0.0];
+/// Adaptive::new(Bdf::new())
+///     .with_tolerances(Tolerances::new(1e-8, 1e-8))
+///     .solve(&mut y, &dae, 0.0, 2.0)?;
+/// let exact = (2f64.sin() - 2f64.cos() + (-2f64).exp()) / 2.0;
+/// assert!((y[0] - exact).abs() < 1e-6 && (y[1] - 2f64.sin()).abs() < 1e-6);
+/// # Ok::<(), timestep::AdaptiveError>(())
+/// ```
+///
 /// What it does with unusual input: negative spans integrate backwards; forces that are
 /// infinite or `NaN`, a singular `I − γJ` and a diverging Newton iteration make an attempt
 /// retry at a quarter of the step, and a run whose forces stay non-finite stops with

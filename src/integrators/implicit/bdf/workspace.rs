@@ -7,6 +7,7 @@ use super::control::{DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
 use super::krylov::NewtonOperator;
 use crate::control::Statistics;
 use crate::integrators::implicit::jacobian::{self, Differences};
+use crate::integrators::implicit::mass;
 use crate::linalg::{
     Buffer, GmresWorkspace, LinearSolver, Matrix, Order, Preconditioner, Structure,
 };
@@ -75,6 +76,21 @@ pub struct BdfWorkspace<S: State> {
     linear: LinearSolver,
     gmres: Result<GmresWorkspace, StepError>,
     krylov_solution: Result<Buffer<f64>, StepError>,
+    /// The forces' mass matrix `M` (`None`: the identity), read at the first attempt
+    /// (not saved: read again after loading).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass: Option<Mass<S::Scalar>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass_read: bool,
+}
+
+/// A mass matrix and which of its rows are zero (algebraic equations).
+#[derive(Clone, Debug)]
+struct Mass<T: Scalar> {
+    matrix: Matrix<T>,
+    algebraic: Buffer<bool>,
+    /// Some row is zero: a differential-algebraic system.
+    singular: bool,
 }
 
 impl<S: State> BdfWorkspace<S> {
@@ -126,7 +142,104 @@ impl<S: State> BdfWorkspace<S> {
             linear,
             gmres: GmresWorkspace::new(krylov.0, krylov.1),
             krylov_solution: Buffer::zeroed(krylov.0),
+            mass: None,
+            mass_read: false,
         }
+    }
+
+    /// Asks the forces for their mass matrix, once per workspace, in the layout of the
+    /// Jacobian (with GMRES, which stores none, as a diagonal).
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::MassWithGmres`] when GMRES is given a mass matrix other than the
+    /// identity; the matrices' own errors (a sparse Jacobian without its pattern, …).
+    pub(super) fn read_mass<F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        state: &S,
+    ) -> Result<(), StepError> {
+        if self.mass_read {
+            return Ok(());
+        }
+        let n = self.rate.dim();
+        let matrix = if self.linear.is_direct() {
+            let jacobian = self.jacobian.as_mut().map_err(|e| *e)?;
+            jacobian.prepare(forces, state)?;
+            mass::read_mass(forces, jacobian)
+        } else {
+            let diagonal = Matrix::new(
+                Structure::Banded { lower: 0, upper: 0 },
+                Order::of(&self.rate),
+                n,
+            )?;
+            mass::read_mass(forces, &diagonal)
+        };
+        self.mass_read = true;
+        let Some(matrix) = matrix else {
+            return Ok(());
+        };
+        if !self.linear.is_direct() {
+            let mut product = Buffer::<S::Scalar>::zeroed(n)?;
+            matrix.multiply(|_| S::Scalar::one(), &mut product);
+            if product.iter().any(|&m| m != S::Scalar::one()) {
+                return Err(StepError::MassWithGmres);
+            }
+            return Ok(());
+        }
+        let mut algebraic = Buffer::zeroed(n)?;
+        for (i, zero) in algebraic.iter_mut().enumerate() {
+            *zero = matrix.is_zero_row(i);
+        }
+        let singular = algebraic.iter().any(|&zero| zero);
+        self.mass = Some(Mass {
+            matrix,
+            algebraic,
+            singular,
+        });
+        Ok(())
+    }
+
+    /// Refuses a differential-algebraic start whose algebraic equations `0 = fᵢ(t, y)`
+    /// do not hold: one Newton step on them (at the start's Jacobian, evaluated here,
+    /// and its rate `rate`) may move no algebraic unknown by more than its tolerance
+    /// (`scale(i)`), as Radau5 checks its start. Nothing to do without a singular mass
+    /// matrix.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::InconsistentStart`]; [`StepError::IndexAboveOne`] when the algebraic
+    /// equations do not determine the algebraic unknowns; the Jacobian's errors.
+    pub(super) fn check_start<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        h: S::Scalar,
+        scale: impl Fn(usize) -> f64,
+        statistics: &mut Statistics,
+    ) -> Result<(), StepError> {
+        if !self.mass.as_ref().is_some_and(|mass| mass.singular) {
+            return Ok(());
+        }
+        self.iterate.clone_from(state);
+        self.stage_rate.assign(&self.rate);
+        statistics.jacobians += 1;
+        self.evaluate_jacobian(forces, t, h, &mut statistics.evaluations)?;
+        let Some(mass) = &self.mass else {
+            return Ok(());
+        };
+        let jacobian = self.jacobian.as_ref().map_err(|e| *e)?;
+        let matrix = self.matrix.as_mut().map_err(|e| *e)?;
+        let correction = self.solution.as_mut().map_err(|e| *e)?;
+        let rate = |i| self.rate.component(i);
+        match mass::algebraic_correction(&mass.matrix, jacobian, matrix, rate, correction) {
+            Ok(_) => {}
+            Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),
+            Err(cause) => return Err(cause),
+        }
+        let relative = |i: usize| correction[i].to_f64().abs() / scale(i);
+        mass::inconsistency(correction.len(), relative).map_or(Ok(()), Err)
     }
 
     /// `1/scaleᵢ` at the step's start; a zero scale (a coordinate that is zero with a
@@ -210,7 +323,19 @@ impl<S: State> BdfWorkspace<S> {
     }
 
     /// `γ f(t, y₍₀₎ + Δ) − z₁₍₀₎/l₁ − Δ` (CVODE's `cvNlsResidual`, negated) into
-    /// `residual`, for the correction `Δ`; one force evaluation, at `iterate`.
+    /// `residual`, for the correction `Δ`; with a mass matrix
+    /// `γ f(t, y₍₀₎ + Δ) − M (z₁₍₀₎/l₁ + Δ)`. One force evaluation, at `iterate`.
+    ///
+    /// The equation with `M`, from CVODE's: after the step the array's first column is
+    /// `z₁ = h y'ₙ = z₁₍₀₎ + l₁ Δ` (the correction adds `lⱼ Δ` to column `j`) and
+    /// `yₙ = y₍₀₎ + Δ`. For `y' = f` the BDF asks `h y'ₙ = h f(tₙ, yₙ)`, so
+    /// `l₁ Δ = h f − z₁₍₀₎`: `Δ = γ f(tₙ, y₍₀₎ + Δ) − z₁₍₀₎/l₁` with `γ = h/l₁`. For
+    /// `M y' = f` it asks `M h y'ₙ = h f(tₙ, yₙ)`, so `M (z₁₍₀₎ + l₁ Δ) = h f`, and
+    /// divided by `l₁`, `M (Δ + z₁₍₀₎/l₁) − γ f(tₙ, y₍₀₎ + Δ) = 0`: that is
+    /// `M (y − a) − γ f(t, y) = 0` for `y = yₙ`, `a = y₍₀₎ − z₁₍₀₎/l₁`, CVODE's own when
+    /// `M = I`. Its Newton matrix is `M − γJ`; a zero row `i` of `M` is the algebraic
+    /// equation `0 = fᵢ(tₙ, yₙ)` times `γ`. The history, the error test `tq₂ ‖Δ‖` and
+    /// the order selection are the ODE's (as DASSL's BDF for index 1).
     fn residual<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -232,9 +357,23 @@ impl<S: State> BdfWorkspace<S> {
         let inverse_l1 = S::Scalar::from_f64(1.0 / self.memory.formula.l[1]);
         self.residual.assign(&self.stage_rate);
         self.residual.scale_assign(gamma);
-        self.residual
-            .add_scaled_assign(&self.predicted[1], -inverse_l1);
-        self.residual.add_scaled_assign(&self.correction, -one);
+        let Some(mass) = &self.mass else {
+            self.residual
+                .add_scaled_assign(&self.predicted[1], -inverse_l1);
+            self.residual.add_scaled_assign(&self.correction, -one);
+            return Ok(());
+        };
+        // With a mass matrix: − M (z₁₍₀₎/l₁ + Δ) (see `correct`).
+        self.increment.assign(&self.correction);
+        self.increment
+            .add_scaled_assign(&self.predicted[1], inverse_l1);
+        let product = self.solution.as_mut().map_err(|e| *e)?;
+        mass.matrix
+            .multiply(|i| self.increment.component(i), product);
+        for (i, &value) in product.iter().enumerate() {
+            self.residual
+                .set_component(i, self.residual.component(i) - value);
+        }
         Ok(())
     }
 
@@ -362,14 +501,34 @@ impl<S: State> BdfWorkspace<S> {
         for (k, value) in solution.iter_mut().enumerate() {
             *value = self.residual.component(k);
         }
+        if let Some(mass) = self.mass.as_ref().filter(|mass| mass.singular) {
+            let factor = S::Scalar::from_f64(self.memory.factored_gamma / self.memory.gamma);
+            for (value, _) in solution
+                .iter_mut()
+                .zip(mass.algebraic.iter())
+                .filter(|(_, algebraic)| **algebraic)
+            {
+                *value = *value * factor;
+            }
+        }
         matrix.solve(solution);
         for (k, value) in solution.iter().enumerate() {
             self.residual.set_component(k, *value);
         }
         let ratio = self.memory.gamma / self.memory.factored_gamma;
-        if ratio != 1.0 {
-            self.residual
-                .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio)));
+        if ratio == 1.0 {
+            return Ok(());
+        }
+        match &self.mass {
+            // An algebraic row of `M − γ_f J` is `−γ_f Jᵢ`, the current row `−γ Jᵢ` but
+            // for the factor γ_f/γ: its right-hand side `γ fᵢ` is taken times γ_f/γ
+            // before the solve, and the correction is not rescaled, so that each
+            // iterate satisfies the algebraic equations' linearisation exactly (a
+            // linear constraint to rounding).
+            Some(mass) if mass.singular => {}
+            _ => self
+                .residual
+                .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio))),
         }
         Ok(())
     }
@@ -411,8 +570,11 @@ impl<S: State> BdfWorkspace<S> {
                 let jacobian = self.jacobian.as_ref().map_err(|e| *e)?;
                 let matrix = self.matrix.as_mut().map_err(|e| *e)?;
                 let one = S::Scalar::one();
-                let factored =
-                    matrix.factor_shifted(jacobian, S::Scalar::from_f64(self.memory.gamma), one);
+                let gamma = S::Scalar::from_f64(self.memory.gamma);
+                let factored = match &self.mass {
+                    Some(mass) => matrix.factor_shifted_mass(jacobian, &mass.matrix, gamma, one),
+                    None => matrix.factor_shifted(jacobian, gamma, one),
+                };
                 statistics.decompositions += 1;
                 self.memory.factored_gamma = self.memory.gamma;
                 self.memory.rate = 1.0;

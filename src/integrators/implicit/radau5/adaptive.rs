@@ -7,6 +7,7 @@ use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
 use super::{HigherIndex, Radau5};
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
+use crate::integrators::implicit::mass;
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -129,6 +130,11 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             }
         };
 
+        // The mass matrix is read with the first Jacobian; a workspace loaded from a saved
+        // run does not keep it, and may go on with its saved Jacobian: read it here too.
+        if let Err(cause) = workspace.read_mass(state, forces) {
+            return self.fail(workspace, 0.5, cause);
+        }
         let memory = &mut workspace.memory;
         if memory.wants_jacobian && !memory.jacobian_fresh {
             workspace.read_coordinates(state);
@@ -371,16 +377,8 @@ fn inconsistency<S: State, T: ToleranceSet>(
     if !matches!(workspace.algebraic_correction(), Ok(true)) {
         return None;
     }
-    let mut worst = (0, 0.0_f64);
-    for i in 0..workspace.dim() {
-        let correction = workspace.correction(i).to_f64().abs() / norm.scale(i);
-        if correction > worst.1 {
-            worst = (i, correction);
-        }
-    }
-    (worst.1 > 1.0).then_some(StepError::InconsistentStart {
-        coordinate: worst.0,
-        correction: worst.1,
+    mass::inconsistency(workspace.dim(), |i| {
+        workspace.correction(i).to_f64().abs() / norm.scale(i)
     })
 }
 

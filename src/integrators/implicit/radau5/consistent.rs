@@ -25,6 +25,8 @@ impl Radau5 {
     /// algebraic unknowns are off by more than the error tolerance stops at once with
     /// [`StepError::InconsistentStart`] (in
     /// [`AdaptiveError::StepFailed`](crate::AdaptiveError::StepFailed)): call this first.
+    /// The completed start is the system's, not Radau5's: a [`Bdf`](crate::Bdf) run,
+    /// which checks its start the same way, starts from it as well.
     ///
     /// # Errors
     ///

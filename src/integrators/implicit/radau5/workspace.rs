@@ -5,6 +5,7 @@
 
 use super::coefficients::{Coefficients, T, T_INVERSE};
 use super::memory::Memory;
+use crate::integrators::implicit::mass;
 use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Order, Structure, band_weight};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -101,9 +102,7 @@ impl<T: Scalar> Linear<T> {
         if self.mass_read {
             return Ok(());
         }
-        let mut matrix = self.jacobian.clone();
-        matrix.clear();
-        if forces.mass_matrix(&mut matrix.as_jacobian()) {
+        if let Some(matrix) = mass::read_mass(forces, &self.jacobian) {
             let n = matrix.dim();
             let products = [Buffer::zeroed(n)?, Buffer::zeroed(n)?, Buffer::zeroed(n)?];
             self.mass = Some(Mass { matrix, products });
@@ -166,6 +165,26 @@ impl<S: State> Radau5Workspace<S> {
     /// The linear algebra, or why it could not be made.
     pub(super) fn linear(&mut self) -> Result<&mut Linear<S::Scalar>, StepError> {
         self.linear.as_mut().map_err(|e| *e)
+    }
+
+    /// Asks the forces for their mass matrix, once per workspace (a no-op afterwards), in
+    /// the Jacobian's layout.
+    ///
+    /// # Errors
+    ///
+    /// The matrices' errors: matrices that could not be made, a sparse Jacobian without
+    /// its pattern.
+    pub(super) fn read_mass<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+    ) -> Result<(), StepError> {
+        let linear = self.linear.as_mut().map_err(|e| *e)?;
+        if linear.mass_read {
+            return Ok(());
+        }
+        linear.jacobian.prepare(forces, state)?;
+        linear.read_mass(forces)
     }
 
     /// Reads the state's coordinates (for the difference steps and the Newton scales).
@@ -347,29 +366,18 @@ impl<S: State> Radau5Workspace<S> {
     /// [`StepError::SingularJacobian`] when the algebraic equations do not determine the
     /// algebraic unknowns (an index above 1), or as [`Matrix::factor`].
     pub(super) fn algebraic_correction(&mut self) -> Result<bool, StepError> {
-        let n = self.dim();
         let linear = self.linear.as_mut().map_err(|e| *e)?;
         let Some(mass) = &linear.mass else {
             return Ok(false);
         };
-        let algebraic = |i| mass.matrix.is_zero_row(i);
-        if !(0..n).any(algebraic) {
-            return Ok(false);
-        }
-        linear.real.factor_algebraic(&linear.jacobian, algebraic)?;
-        for i in 0..n {
-            linear.real_rhs[i] = if algebraic(i) {
-                -self.start_rate.component(i)
-            } else {
-                S::Scalar::zero()
-            };
-        }
-        linear.real.solve(&mut linear.real_rhs);
-        // Zero, up to rounding of a pivoted solve: exactly.
-        for i in (0..n).filter(|&i| !algebraic(i)) {
-            linear.real_rhs[i] = S::Scalar::zero();
-        }
-        Ok(true)
+        let rate = |i| self.start_rate.component(i);
+        mass::algebraic_correction(
+            &mass.matrix,
+            &linear.jacobian,
+            &mut linear.real,
+            rate,
+            &mut linear.real_rhs,
+        )
     }
 
     /// The correction [`algebraic_correction`](Self::algebraic_correction) left at

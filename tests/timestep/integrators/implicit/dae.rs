@@ -28,7 +28,7 @@ use timestep::{
 };
 
 /// Robertson's rates with the conservation law as the third equation.
-fn robertson_dae(y: &[f64; 3], _t: f64) -> [f64; 3] {
+pub(super) fn robertson_dae(y: &[f64; 3], _t: f64) -> [f64; 3] {
     let r1 = 0.04 * y[0];
     let r2 = 1e4 * y[1] * y[2];
     let r3 = 3e7 * y[1] * y[1];
@@ -36,7 +36,7 @@ fn robertson_dae(y: &[f64; 3], _t: f64) -> [f64; 3] {
 }
 
 /// The Jacobian of [`robertson_dae`].
-fn robertson_jacobian(y: &[f64; 3], _t: f64, j: &mut Jacobian<f64>) {
+pub(super) fn robertson_jacobian(y: &[f64; 3], _t: f64, j: &mut Jacobian<f64>) {
     j[(0, 0)] = -0.04;
     j[(0, 1)] = 1e4 * y[2];
     j[(0, 2)] = 1e4 * y[1];
@@ -49,13 +49,13 @@ fn robertson_jacobian(y: &[f64; 3], _t: f64, j: &mut Jacobian<f64>) {
 }
 
 /// `M = diag(1, 1, 0)`.
-fn two_differential(m: &mut Jacobian<f64>) {
+pub(super) fn two_differential(m: &mut Jacobian<f64>) {
     m[(0, 0)] = 1.0;
     m[(1, 1)] = 1.0;
 }
 
-const AT_40: [f64; 3] = [0.7158270687194065, 9.185534764557796e-6, 0.2841637457458298];
-const Y1_AT_4E10: f64 = 5.2083451767199091e-8;
+pub(super) const AT_40: [f64; 3] = [0.7158270687194065, 9.185534764557796e-6, 0.2841637457458298];
+pub(super) const Y1_AT_4E10: f64 = 5.2083451767199091e-8;
 
 #[test]
 fn robertson_as_a_dae_has_the_ode_solution_and_keeps_the_sum_to_rounding() {
@@ -129,15 +129,15 @@ fn robertson_as_a_dae_with_a_finite_difference_jacobian() {
 }
 
 /// `y₁' = −y₁ + y₂`, `0 = y₂ − sin t`.
-fn linear_dae(y: &[f64; 2], t: f64) -> [f64; 2] {
+pub(super) fn linear_dae(y: &[f64; 2], t: f64) -> [f64; 2] {
     [-y[0] + y[1], y[1] - t.sin()]
 }
 
-fn first_differential(m: &mut Jacobian<f64>) {
+pub(super) fn first_differential(m: &mut Jacobian<f64>) {
     m[(0, 0)] = 1.0;
 }
 
-fn linear_exact(t: f64) -> [f64; 2] {
+pub(super) fn linear_exact(t: f64) -> [f64; 2] {
     [(t.sin() - t.cos() + (-t).exp()) / 2.0, t.sin()]
 }
 

@@ -3,6 +3,7 @@
 
 mod backward_euler;
 mod bdf;
+mod bdf_dae;
 mod bdf_gmres;
 mod dae;
 mod lecture_methods;
