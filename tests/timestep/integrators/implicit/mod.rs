@@ -6,6 +6,7 @@ mod bdf;
 mod bdf_gmres;
 mod dae;
 mod lecture_methods;
+mod pendulum_dae;
 mod radau5;
 mod rodas4;
 mod rosenbrock;
