@@ -183,7 +183,9 @@ fn radau5(
     }
     let end = *times.last().ok_or("no output times")?;
     let mut summary = Summary::default();
-    let mut solver = Adaptive::new(method).with_tolerances(Tolerances::new(rtol, rtol));
+    let mut solver = Adaptive::new(method)
+        .with_tolerances(Tolerances::new(rtol, rtol))
+        .with_max_steps(cli::MAX_STEPS as u64);
     let solution = solver
         .integrate(&forces, start, 0.0, end)
         .at(times)

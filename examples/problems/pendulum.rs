@@ -78,7 +78,9 @@ pub fn mass(m: &mut Jacobian<f64>) {
 }
 
 /// The pendulum at `index` as forces for `Radau5` (the Jacobian by finite differences).
-pub fn pendulum(index: Index) -> WithMass<impl Fn(&[f64; 5], f64) -> [f64; 5], fn(&mut Jacobian<f64>)> {
+pub fn pendulum(
+    index: Index,
+) -> WithMass<impl Fn(&[f64; 5], f64) -> [f64; 5], fn(&mut Jacobian<f64>)> {
     WithMass::new(
         move |state: &[f64; 5], _t: f64| rate(index, state),
         mass as fn(&mut Jacobian<f64>),

@@ -89,10 +89,11 @@ impl Radau5 {
     /// algebraic equations only at the collocation nodes), completed as
     /// [`consistent_start`](Self::consistent_start) does, in the run's `workspace` (its
     /// start rate, Jacobian and matrices are made anew when the run goes on). Only where
-    /// the forces' mass matrix has a zero row; when the algebraic equations do not
-    /// determine their unknowns (index 2 or 3) the state is left as it is, and when the
-    /// iteration fails, where it took it: the next step's check of the start then reports
-    /// it ([`StepError::InconsistentStart`]).
+    /// the forces' mass matrix has a zero row and no unknown is declared of index 2 or 3
+    /// ([`with_higher_index`](Self::with_higher_index)): there the algebraic equations do
+    /// not determine their unknowns, and the state is left as it is. When the iteration
+    /// fails the state is where it took it: the next step's check of the start then
+    /// reports it ([`StepError::InconsistentStart`]).
     pub(super) fn settle_algebraic<S: State, F: Forces<S> + ?Sized>(
         &self,
         workspace: &mut Radau5Workspace<S>,
@@ -101,7 +102,8 @@ impl Radau5 {
         t: S::Scalar,
     ) -> u64 {
         let mut evaluations = 0;
-        if workspace.has_algebraic_equations() {
+        let index_one = self.higher_index.index2 >= workspace.dim();
+        if index_one && workspace.has_algebraic_equations() {
             let _ = self.complete_in(workspace, state, forces, t, &mut evaluations);
         }
         evaluations

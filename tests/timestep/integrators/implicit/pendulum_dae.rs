@@ -88,7 +88,12 @@ fn the_period_at_every_index_and_the_position_drift() {
             measured.drift
         );
         assert!(error < 1e-6, "index {}: {error:e}", index.number());
-        assert!(measured.drift < bound, "index {}: {:e}", index.number(), measured.drift);
+        assert!(
+            measured.drift < bound,
+            "index {}: {:e}",
+            index.number(),
+            measured.drift
+        );
     }
 }
 
@@ -121,11 +126,8 @@ fn consistent_start_at_each_index() {
     assert!((state[4] - pendulum::G / 2.0).abs() < 1e-12, "{state:?}");
     for index in [Index::Two, Index::Three] {
         let mut state = wrong;
-        let refused = pendulum::radau5(index).consistent_start(
-            &mut state,
-            &pendulum::pendulum(index),
-            0.0,
-        );
+        let refused =
+            pendulum::radau5(index).consistent_start(&mut state, &pendulum::pendulum(index), 0.0);
         assert_eq!(refused, Err(StepError::SingularJacobian));
         assert_eq!(state, wrong);
     }
