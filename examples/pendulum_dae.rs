@@ -170,7 +170,7 @@ fn radau5(
     times: &[f64],
     out: &mut impl Write,
 ) -> Result<(Summary, Statistics), String> {
-    let forces = pendulum::pendulum(index);
+    let forces = pendulum::Pendulum(index);
     let method = pendulum::radau5(index);
     let mut start = pendulum::START;
     if index == Index::One {

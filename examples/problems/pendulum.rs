@@ -19,7 +19,7 @@
 #![allow(dead_code)] // each user takes what it needs
 
 use std::f64::consts::PI;
-use timestep::{Jacobian, Radau5, WithMass};
+use timestep::{Forces, Jacobian, Radau5};
 
 /// Gravity.
 pub const G: f64 = 9.81;
@@ -77,14 +77,20 @@ pub fn mass(m: &mut Jacobian<f64>) {
     }
 }
 
-/// The pendulum at `index` as forces for `Radau5` (the Jacobian by finite differences).
-pub fn pendulum(
-    index: Index,
-) -> WithMass<impl Fn(&[f64; 5], f64) -> [f64; 5], fn(&mut Jacobian<f64>)> {
-    WithMass::new(
-        move |state: &[f64; 5], _t: f64| rate(index, state),
-        mass as fn(&mut Jacobian<f64>),
-    )
+/// The pendulum at an index as forces with their mass matrix, for `Radau5` (the Jacobian
+/// by finite differences).
+#[derive(Clone, Copy, Debug)]
+pub struct Pendulum(pub Index);
+
+impl Forces<[f64; 5]> for Pendulum {
+    fn force(&self, state: &[f64; 5], _t: f64) -> [f64; 5] {
+        rate(self.0, state)
+    }
+
+    fn mass_matrix(&self, m: &mut Jacobian<'_, f64>) -> bool {
+        mass(m);
+        true
+    }
 }
 
 /// Radau5 told where the unknowns of index 2 and 3 start (radau5.f's NIND1, NIND2,

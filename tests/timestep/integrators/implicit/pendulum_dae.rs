@@ -33,7 +33,7 @@ struct Measured {
 
 /// Radau5 at `index` and rtol = atol = `rtol`, with the events at `x = 0`.
 fn run(index: Index, rtol: f64) -> Result<Measured, AdaptiveError> {
-    let forces = pendulum::pendulum(index);
+    let forces = pendulum::Pendulum(index);
     let method = pendulum::radau5(index);
     let mut start = pendulum::START;
     if index == Index::One {
@@ -117,7 +117,7 @@ fn consistent_start_at_each_index() {
     let (sin, cos) = (-0.5_f64, 0.75_f64.sqrt());
     let wrong = [cos, sin, 0.0, 0.0, 7.0];
     let mut state = wrong;
-    let forces = pendulum::pendulum(Index::One);
+    let forces = pendulum::Pendulum(Index::One);
     let iterations = pendulum::radau5(Index::One)
         .consistent_start(&mut state, &forces, 0.0)
         .unwrap();
@@ -127,7 +127,7 @@ fn consistent_start_at_each_index() {
     for index in [Index::Two, Index::Three] {
         let mut state = wrong;
         let refused =
-            pendulum::radau5(index).consistent_start(&mut state, &pendulum::pendulum(index), 0.0);
+            pendulum::radau5(index).consistent_start(&mut state, &pendulum::Pendulum(index), 0.0);
         assert_eq!(refused, Err(StepError::SingularJacobian));
         assert_eq!(state, wrong);
     }
