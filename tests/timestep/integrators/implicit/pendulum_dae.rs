@@ -74,7 +74,8 @@ fn the_exact_period_by_the_agm() {
 /// The target: the period to 10⁻⁶ at rtol 10⁻⁸ at every index. The drift bounds
 /// are the runs' own (rtol 10⁻⁸, to t = 10, measured 2026-11 with this model) with a
 /// margin of 2 to 3: index 3, 1.0·10⁻⁸ (at the events, read from the collocation
-/// polynomial; the steps' ends hold it to the Newton tolerance); index 2, 6.0·10⁻⁷;
+/// polynomial; the steps' ends hold it to the Newton tolerance, 2.6·10⁻⁹ in a run without
+/// events); index 2, 6.0·10⁻⁷;
 /// index 1, 4.2·10⁻⁷.
 #[test]
 fn the_period_at_every_index_and_the_position_drift() {
