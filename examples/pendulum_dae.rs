@@ -3,56 +3,64 @@
 //! horizontal at rest, to t = 10 s.
 //!
 //! ```text
-//! x'' = −λ x,   y'' = −λ y − g,   0 = (x² + y² − 1) / 2
+//! x'' = −λ x,   y'' = −λ y − g,   0 = x² + y² − 1
 //! ```
 //!
 //! `λ` is the rod's tension (per unit mass and length), `v² − g y`, which from this start is
 //! `−3 g y`. The exact period is `4 √(L/g) K(sin²(π/4)) = 2.367842 s` (K the complete
-//! elliptic integral of the first kind).
+//! elliptic integral of the first kind, computed here by the arithmetic-geometric mean).
 //!
 //! ```text
 //! cargo run --release --example pendulum_dae
+//! cargo run --release --example pendulum_dae -- --method radau5 --index 2 --rtol 1e-10
 //! cargo run --release --example pendulum_dae -- --dt 1e-2 --duration 1e4 --every 100
 //! ```
 //!
+//! Two methods. `rattle` (the default) steps the second-order system at a fixed `--dt`,
+//! holding the position and the velocity constraints whatever the index. `radau5` solves
+//! `M y' = f(t, y)` for `y = (x, y, vx, vy, λ)`, `M = diag(1, 1, 1, 1, 0)`, under error
+//! control (rtol = atol = `--rtol`), with the algebraic equation of `--index`: 3, the
+//! position constraint `x² + y² − 1`; 2, its derivative, the velocity constraint
+//! `x vx + y vy`; 1, its second derivative with the equations of motion put in,
+//! `vx² + vy² − λ (x² + y²) − g y`, which gives `λ` (Hairer–Wanner II, VII.1). Radau5 is
+//! told which unknowns are of index 2 and 3 (`Radau5::with_higher_index`: at index 3 the
+//! velocities and `λ`, at index 2 `λ`), whose errors it weighs by `h` and `h²`. Only the
+//! index-3 run holds `x² + y² = 1` (to the Newton tolerance); at index 2 and 1 the position
+//! constraint is a consequence of the start, and drifts. The start is consistent at every
+//! index: at index 1 `Radau5::consistent_start` solves `λ(0)` from the algebraic equation
+//! (0 here); at index 2 and 3 that equation does not contain `λ` (`consistent_start`
+//! refuses it, a singular Jacobian) and `λ(0) = 0` is the index-1 equation's value.
+//! `bdf` exits 2: the BDF takes no mass matrix yet.
+//!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`rattle`; `radau5` and `bdf`, with mass matrices, are not available yet and exit 2),
-//! `--index 1|2|3` (the DAE's index for radau5 and bdf; RATTLE holds the position and the
-//! velocity constraints whatever it is), `--rtol` (for rattle, the tolerance of its
-//! constraint solve, `|x² + y² − 1| / 2 ≤ rtol`), `--dt` (rattle's step), `--duration`
+//! (`rattle`, `radau5`), `--index 1|2|3` (radau5's DAE), `--rtol` (radau5: the relative and
+//! absolute tolerance; rattle: the tolerance of its constraint solve,
+//! `|x² + y² − 1| / 2 ≤ rtol`), `--dt` (rattle's step; radau5 picks its own), `--duration`
 //! and `--every` (the time between rows).
 //!
 //! Output: the header `t,x,y,vx,vy,lambda,constraint_error,energy_error`, then a row at
 //! t = 0 and every `--every`: `constraint_error` is `x² + y² − 1`, `energy_error` is
-//! `E − E(0)` with `E = ½ (vx² + vy²) + g y`, `lambda` the multiplier of the step's
-//! velocity projection. On stderr: the period measured from the run's zero crossings of
-//! `x` (each found on the cubic Hermite interpolant of `x` and `vx` over its step) against
-//! 2.367842 s, and the largest constraint, velocity-constraint and energy errors of the
-//! run (over every step, not only the rows).
+//! `E − E(0)` with `E = ½ (vx² + vy²) + g y`, `lambda` rattle's multiplier of the step's
+//! velocity projection, or radau5's `λ` (read, as the whole row, from its dense output).
+//! On stderr: the period measured from the run's zero crossings of `x` against the exact
+//! one and its relative error (rattle: each crossing found on the cubic Hermite
+//! interpolant of `x` and `vx` over its step; radau5: by the adaptive driver's event
+//! locator on the dense output), the largest constraint, velocity-constraint and energy
+//! errors of the run (over every step, not only the rows), and for radau5 its statistics.
 
 mod cli;
+#[path = "problems/pendulum.rs"]
+mod pendulum;
 
 use cli::{Flag, Schedule, csv};
 use glam::DVec2;
-use std::f64::consts::PI;
+use pendulum::{G, Index};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::{InPlace, Integrator, Particles, Rattle, Rod, Rods};
+use timestep::adaptive::{Adaptive, Event};
+use timestep::{InPlace, Integrator, Particles, Rattle, Rod, Rods, Statistics, Tolerances};
 
 const PROGRAM: &str = "pendulum_dae";
-
-/// Gravity.
-const G: f64 = 9.81;
-
-/// The complete elliptic integral of the first kind, `K(m) = π / (2 AGM(1, √(1 − m)))`.
-fn elliptic_k(m: f64) -> f64 {
-    let (mut a, mut b) = (1.0_f64, (1.0 - m).sqrt());
-    // Quadratic convergence: five iterations reach rounding from m = ½; ten are safe.
-    for _ in 0..10 {
-        (a, b) = (0.5 * (a + b), (a * b).sqrt());
-    }
-    PI / (2.0 * a)
-}
 
 /// The time in `[t, t + dt]` where the cubic Hermite interpolant of `x` (values `x0`,
 /// `x1`, slopes `v0`, `v1`) crosses zero, by bisection: `x0` and `x1` have opposite signs.
@@ -76,34 +84,25 @@ fn crossing(t: f64, dt: f64, (x0, v0): (f64, f64), (x1, v1): (f64, f64)) -> f64 
     t + 0.5 * (lo + hi) * dt
 }
 
-/// Energy `½ |v|² + g y` of the bob.
-fn energy(bob: &Particles<DVec2>) -> f64 {
-    bob.kinetic_energy() + G * bob.positions()[0].y
-}
-
-fn row(
-    out: &mut impl Write,
-    t: f64,
-    bob: &Particles<DVec2>,
-    lambda: f64,
-    e0: f64,
-) -> io::Result<()> {
-    let (q, v) = (bob.positions()[0], bob.velocities()[0]);
+/// A row: `state` is `(x, y, vx, vy, λ)`.
+fn row(out: &mut impl Write, t: f64, state: &[f64; 5]) -> io::Result<()> {
+    let [x, y, vx, vy, lambda] = *state;
     writeln!(
         out,
         "{},{},{},{},{},{},{},{}",
         csv(t),
-        csv(q.x),
-        csv(q.y),
-        csv(v.x),
-        csv(v.y),
+        csv(x),
+        csv(y),
+        csv(vx),
+        csv(vy),
         csv(lambda),
-        csv(q.length_squared() - 1.0),
-        csv(energy(bob) - e0)
+        csv(pendulum::constraint_error(state)),
+        csv(pendulum::energy(state) - pendulum::energy(&pendulum::START))
     )
 }
 
 /// What the run measured, for stderr.
+#[derive(Default)]
 struct Summary {
     crossings: Vec<f64>,
     constraint: f64,
@@ -112,44 +111,94 @@ struct Summary {
     steps: usize,
 }
 
+impl Summary {
+    /// Takes the errors of one step's end `state` into the largest ones.
+    fn track(&mut self, state: &[f64; 5]) {
+        let [x, y, vx, vy, _] = *state;
+        self.constraint = self.constraint.max(pendulum::constraint_error(state).abs());
+        self.velocity_constraint = self.velocity_constraint.max((x * vx + y * vy).abs());
+        self.energy = self
+            .energy
+            .max((pendulum::energy(state) - pendulum::energy(&pendulum::START)).abs());
+        self.steps += 1;
+    }
+}
+
+/// The bob as `(x, y, vx, vy, λ)`.
+fn bob_state(bob: &Particles<DVec2>, lambda: f64) -> [f64; 5] {
+    let (q, v) = (bob.positions()[0], bob.velocities()[0]);
+    [q.x, q.y, v.x, v.y, lambda]
+}
+
 /// RATTLE from the horizontal for the `schedule`, rows to `out`.
 fn rattle(tolerance: f64, mut schedule: Schedule, out: &mut impl Write) -> Result<Summary, String> {
     let gravity = InPlace(|_: &Particles<DVec2>, _t: f64, f: &mut Vec<DVec2>| {
         f[0] = DVec2::new(0.0, -G);
     });
-    let mut bob = Particles::new(vec![1.0], vec![DVec2::new(1.0, 0.0)], vec![DVec2::ZERO]);
+    let [x, y, vx, vy, _] = pendulum::START;
+    let mut bob = Particles::new(vec![1.0], vec![DVec2::new(x, y)], vec![DVec2::new(vx, vy)]);
     let mut method = Rattle::new(Rods::new(vec![Rod::anchored(0, DVec2::ZERO, 1.0)]))
         .try_with_tolerance(tolerance)
         .map_err(|error| error.to_string())?;
-    let e0 = energy(&bob);
-    let mut summary = Summary {
-        crossings: Vec::new(),
-        constraint: 0.0,
-        velocity_constraint: 0.0,
-        energy: 0.0,
-        steps: schedule.steps,
-    };
-    row(out, 0.0, &bob, 0.0, e0).map_err(|error| error.to_string())?;
+    let mut summary = Summary::default();
+    row(out, 0.0, &bob_state(&bob, 0.0)).map_err(|error| error.to_string())?;
     for i in 0..schedule.steps {
         let (t, end) = (schedule.time(i), schedule.time(i + 1));
         let before = (bob.positions()[0].x, bob.velocities()[0].x);
         method
             .step(&mut bob, &gravity, t, end - t)
             .map_err(|error| format!("step at t = {t}: {error}"))?;
-        let (q, v) = (bob.positions()[0], bob.velocities()[0]);
-        if before.0 != 0.0 && before.0.signum() != q.x.signum() {
+        let state = bob_state(&bob, method.multipliers()[0]);
+        if before.0 != 0.0 && before.0.signum() != state[0].signum() {
             summary
                 .crossings
-                .push(crossing(t, end - t, before, (q.x, v.x)));
+                .push(crossing(t, end - t, before, (state[0], state[2])));
         }
-        summary.constraint = summary.constraint.max((q.length_squared() - 1.0).abs());
-        summary.velocity_constraint = summary.velocity_constraint.max(q.dot(v).abs());
-        summary.energy = summary.energy.max((energy(&bob) - e0).abs());
+        summary.track(&state);
         if schedule.is_row(i + 1) {
-            row(out, end, &bob, method.multipliers()[0], e0).map_err(|error| error.to_string())?;
+            row(out, end, &state).map_err(|error| error.to_string())?;
         }
     }
     Ok(summary)
+}
+
+/// Radau5 on the DAE of `index` from the horizontal, a row at each of `times` (from 0 to
+/// the end) to `out`; the crossings of `x = 0` located as events.
+fn radau5(
+    index: Index,
+    rtol: f64,
+    times: &[f64],
+    out: &mut impl Write,
+) -> Result<(Summary, Statistics), String> {
+    let forces = pendulum::Pendulum(index);
+    let method = pendulum::radau5(index);
+    let mut start = pendulum::START;
+    if index == Index::One {
+        // λ from its equation, by Newton's method (at rest on the horizontal, 0). At
+        // index 2 and 3 the algebraic equation does not contain λ: START's is the
+        // index-1 equation's.
+        method
+            .consistent_start(&mut start, &forces, 0.0)
+            .map_err(|error| format!("consistent start: {error}"))?;
+    }
+    let end = *times.last().ok_or("no output times")?;
+    let mut summary = Summary::default();
+    let mut solver = Adaptive::new(method)
+        .with_tolerances(Tolerances::new(rtol, rtol))
+        .with_max_steps(cli::MAX_STEPS as u64);
+    let solution = solver
+        .integrate(&forces, start, 0.0, end)
+        .at(times)
+        .events(Event::new(|state: &[f64; 5], _t: f64| state[0]))
+        .observe(|step| summary.track(step.end()))
+        .keep_dense(false)
+        .solve()
+        .map_err(|error| error.to_string())?;
+    for (t, state) in solution.times.iter().zip(&solution.states) {
+        row(out, *t, state).map_err(|error| error.to_string())?;
+    }
+    summary.crossings = solution.events.iter().map(|fired| fired.t).collect();
+    Ok((summary, solution.statistics))
 }
 
 fn main() -> ExitCode {
@@ -157,19 +206,19 @@ fn main() -> ExitCode {
         Flag::new(
             "--method",
             "NAME",
-            "rattle (radau5 and bdf are not available yet)",
+            "rattle or radau5 (bdf takes no mass matrix yet)",
             "rattle",
         ),
         Flag::new(
             "--index",
             "1|2|3",
-            "the DAE's index for radau5 and bdf (rattle holds position and velocity constraints)",
+            "the DAE's index for radau5 (rattle holds position and velocity constraints)",
             3,
         ),
         Flag::new(
             "--rtol",
             "TOL",
-            "the tolerance, > 0 (rattle: of its constraint solve, |x^2 + y^2 - 1| / 2)",
+            "the tolerance, > 0 (radau5: rtol = atol; rattle: of its constraint solve, |x^2 + y^2 - 1| / 2)",
             "1e-8",
         ),
         Flag::new("--dt", "DT", "rattle's time step, > 0", "1e-3"),
@@ -177,18 +226,23 @@ fn main() -> ExitCode {
         Flag::new("--every", "T", "the time between rows, > 0", "0.01"),
     ];
     let mut method = String::from("rattle");
+    let mut index = Index::Three;
     let (mut rtol, mut dt, mut duration, mut every) = (1e-8, 1e-3, 10.0, 0.01);
     for (flag, value) in cli::parse(
         PROGRAM,
-        "the pendulum in Cartesian coordinates (an index-3 DAE) from the horizontal, CSV t,x,y,vx,vy,lambda,constraint_error,energy_error",
+        "the pendulum in Cartesian coordinates (a DAE of index 1, 2 or 3) from the horizontal, CSV t,x,y,vx,vy,lambda,constraint_error,energy_error",
         &flags,
     ) {
         match flag {
             "--method" => method = value,
             "--index" => {
-                if !["1", "2", "3"].contains(&value.as_str()) {
-                    cli::fail(PROGRAM, format!("--index must be 1, 2 or 3, got {value:?}"));
-                }
+                index = value
+                    .parse()
+                    .ok()
+                    .and_then(Index::from_number)
+                    .unwrap_or_else(|| {
+                        cli::fail(PROGRAM, format!("--index must be 1, 2 or 3, got {value:?}"))
+                    });
             }
             "--rtol" => rtol = cli::positive(PROGRAM, flag, &value),
             "--dt" => dt = cli::positive(PROGRAM, flag, &value),
@@ -197,46 +251,61 @@ fn main() -> ExitCode {
         }
     }
     cli::known_method(PROGRAM, &method, &["rattle", "radau5", "bdf"]);
-    if method != "rattle" {
+    if method == "bdf" {
         cli::fail(
             PROGRAM,
-            format!(
-                "--method {method} is not available yet: it needs mass matrices (issue 27); use --method rattle"
-            ),
+            "--method bdf is not available yet: the BDF takes no mass matrix (issue 27); use --method radau5 or rattle",
         );
     }
     let schedule = Schedule::new(PROGRAM, duration, dt, every, cli::MAX_STEPS);
+    // Radau5's rows: the same schedule with a step of `every`.
+    let rows = Schedule::new(PROGRAM, duration, every, every, cli::MAX_STEPS);
 
     let mut out = BufWriter::new(io::stdout().lock());
     if writeln!(out, "t,x,y,vx,vy,lambda,constraint_error,energy_error").is_err() {
         return ExitCode::FAILURE;
     }
-    let result = rattle(rtol, schedule, &mut out);
+    let (label, result) = if method == "rattle" {
+        (
+            format!("rattle, dt {dt:e}"),
+            rattle(rtol, schedule, &mut out).map(|summary| (summary, None)),
+        )
+    } else {
+        let times: Vec<f64> = (0..=rows.steps).map(|i| rows.time(i)).collect();
+        (
+            format!("radau5 index {}, rtol {rtol:e}", index.number()),
+            radau5(index, rtol, &times, &mut out)
+                .map(|(summary, statistics)| (summary, Some(statistics))),
+        )
+    };
     if out.flush().is_err() {
         return ExitCode::FAILURE;
     }
-    let summary = match result {
-        Ok(summary) => summary,
+    let (summary, statistics) = match result {
+        Ok(measured) => measured,
         Err(message) => {
             eprintln!("{PROGRAM}: {message}");
             return ExitCode::FAILURE;
         }
     };
-    let exact = 4.0 / G.sqrt() * elliptic_k(0.5);
+    let exact = pendulum::exact_period();
     // Crossings 0, 2, 4, … are in the same direction: whole periods apart.
     let periods = (summary.crossings.len().saturating_sub(1)) / 2;
     if periods > 0 {
         let period = (summary.crossings[2 * periods] - summary.crossings[0]) / periods as f64;
         eprintln!(
-            "rattle, dt {dt:e}: period {period:.9} s over {periods} periods, exact {exact:.9} s, relative error {:.2e}",
+            "{label}: period {period:.9} s over {periods} periods, exact {exact:.9} s, relative error {:.2e}",
             (period - exact).abs() / exact
         );
     } else {
-        eprintln!("rattle, dt {dt:e}: the run is too short for a period (exact {exact:.9} s)");
+        eprintln!("{label}: the run is too short for a period (exact {exact:.9} s)");
     }
     eprintln!(
         "{} steps: max |x^2 + y^2 - 1| = {:.2e}, max |x vx + y vy| = {:.2e}, max |energy error| = {:.2e}",
         summary.steps, summary.constraint, summary.velocity_constraint, summary.energy
     );
+    if let Some(statistics) = statistics {
+        eprintln!("{}", cli::stiff_statistics(&statistics));
+    }
     ExitCode::SUCCESS
 }

@@ -36,7 +36,10 @@ pub enum Direction {
 /// [`Adaptive::with_max_step`](super::Adaptive::with_max_step).) Watching events costs
 /// eight dense-output evaluations per step, and eight of each event function.
 /// Events that cross at the same instant are all reported, in index order, their actions
-/// applied in that order.
+/// applied in that order. The state at an event is the dense output's, which for a
+/// differential-algebraic system does not satisfy the algebraic equations: before the
+/// action the method completes it where it can ([`AdaptiveMethod::settle`]: Radau5 at
+/// index 1).
 ///
 /// # Example
 ///

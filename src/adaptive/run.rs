@@ -372,6 +372,14 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         let t = self.progress.step_start + theta * self.progress.step_length;
         self.finite_dense_probe(theta)?;
         core::mem::swap(self.state, &mut self.workspace.probe);
+        // A DAE's algebraic unknowns completed: the dense output does not hold them.
+        self.method.settle(
+            &mut self.workspace.method,
+            self.state,
+            self.forces,
+            S::Scalar::from_f64(t),
+            &mut self.progress.statistics,
+        );
         self.progress.t = t;
         self.progress.started = false;
         self.progress.statistics.t = t;

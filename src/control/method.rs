@@ -177,6 +177,23 @@ pub trait AdaptiveMethod<S: State> {
     /// The accepted step's end becomes the next step's start.
     fn step_on(&self, workspace: &mut Self::Workspace);
 
+    /// Makes `state`, which the driver moved to inside the last accepted step (to an
+    /// event there, read from the dense output), fit to step on from at `t`. The default
+    /// does nothing. Radau5 completes a differential-algebraic system's algebraic unknowns
+    /// (of index 1): its dense output between the step's ends does not satisfy the
+    /// algebraic equations, and its check of a run's start would refuse the state.
+    /// Force evaluations made are counted in `statistics`.
+    fn settle<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Self::Workspace,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        let _ = (workspace, state, forces, t, statistics);
+    }
+
     /// Hairer's stiffness estimate of the step just [accepted](AdaptiveMethod::accept):
     /// `h·|λ|` for the fastest mode the step saw, over the method's
     /// [stability boundary](crate::Tableau::real_stability_boundary) on the negative real

@@ -284,6 +284,22 @@ macro_rules! adaptive_methods {
                 }
             }
 
+            fn settle<F: Forces<S> + ?Sized>(
+                &self,
+                workspace: &mut AdaptiveKindWorkspace<S>,
+                state: &mut S,
+                forces: &F,
+                t: S::Scalar,
+                statistics: &mut Statistics,
+            ) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.settle(workspace, state, forces, t, statistics)
+                    })*
+                    _ => mismatch(),
+                }
+            }
+
             fn step_on(&self, workspace: &mut AdaptiveKindWorkspace<S>) {
                 match (self, workspace) {
                     $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {

@@ -336,6 +336,20 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         collocation_dense(nodes(), [p1, p2, p3], z3, &mut scratch, start, theta, out);
     }
 
+    /// A differential-algebraic system's algebraic unknowns (of index 1) completed at an
+    /// event's state, which the collocation polynomial gives with the algebraic equations
+    /// unsatisfied between its nodes ([`Radau5::consistent_start`]'s Newton iteration).
+    fn settle<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        statistics: &mut Statistics,
+    ) {
+        statistics.evaluations += self.settle_algebraic(workspace, state, forces, t);
+    }
+
     fn step_on(&self, workspace: &mut Radau5Workspace<S>) {
         core::mem::swap(&mut workspace.start_rate, &mut workspace.end_rate);
         let memory = &mut workspace.memory;

@@ -83,6 +83,45 @@ impl Radau5 {
         t: S::Scalar,
     ) -> Result<usize, StepError> {
         let mut workspace = Radau5Workspace::new(state, self.structure);
+        self.complete_in(&mut workspace, state, forces, t, &mut 0)
+    }
+
+    /// After an adaptive run was cut at an event inside a step: the algebraic unknowns of
+    /// the state there, read from the collocation polynomial (which satisfies the
+    /// algebraic equations only at the collocation nodes), completed as
+    /// [`consistent_start`](Self::consistent_start) does, in the run's `workspace` (its
+    /// start rate, Jacobian and matrices are made anew when the run goes on). Only where
+    /// the forces' mass matrix has a zero row and no unknown is declared of index 2 or 3
+    /// ([`with_higher_index`](Self::with_higher_index)): there the algebraic equations do
+    /// not determine their unknowns, and the state is left as it is. When the iteration
+    /// fails the state is where it took it: the next step's check of the start then
+    /// reports it ([`StepError::InconsistentStart`]).
+    pub(super) fn settle_algebraic<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+    ) -> u64 {
+        let mut evaluations = 0;
+        let index_one = self.higher_index.index2 >= workspace.dim();
+        if index_one && workspace.has_algebraic_equations() {
+            let _ = self.complete_in(workspace, state, forces, t, &mut evaluations);
+        }
+        evaluations
+    }
+
+    /// The Newton iteration of [`consistent_start`](Self::consistent_start) in `workspace`,
+    /// counting its force evaluations in `evaluations`; the state is left where the
+    /// iteration took it, also on an error.
+    fn complete_in<S: State, F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut Radau5Workspace<S>,
+        state: &mut S,
+        forces: &F,
+        t: S::Scalar,
+        evaluations: &mut u64,
+    ) -> Result<usize, StepError> {
         let tolerance = match self.tolerance {
             Some(tolerance) => tolerance,
             None => math::powf(S::Scalar::epsilon().to_f64(), 2.0 / 3.0),
@@ -90,11 +129,12 @@ impl Radau5 {
         let mut largest = f64::INFINITY;
         for iteration in 1..=MAX_ITERATIONS {
             state.derivative_into(forces, t, &mut workspace.start_rate);
+            *evaluations += 1;
             if !workspace.start_rate.is_finite() {
                 return Err(StepError::NonFiniteResidual);
             }
             workspace.read_coordinates(state);
-            workspace.evaluate_jacobian(state, forces, t, false)?;
+            *evaluations += workspace.evaluate_jacobian(state, forces, t, false)?;
             if !workspace.algebraic_correction()? {
                 return Ok(0);
             }

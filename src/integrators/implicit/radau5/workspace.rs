@@ -380,6 +380,17 @@ impl<S: State> Radau5Workspace<S> {
         )
     }
 
+    /// Whether the mass matrix read so far has a zero row: an algebraic equation.
+    pub(super) fn has_algebraic_equations(&self) -> bool {
+        let n = self.dim();
+        self.linear.as_ref().is_ok_and(|linear| {
+            linear
+                .mass
+                .as_ref()
+                .is_some_and(|mass| (0..n).any(|i| mass.matrix.is_zero_row(i)))
+        })
+    }
+
     /// The correction [`algebraic_correction`](Self::algebraic_correction) left at
     /// unknown `i`.
     pub(super) fn correction(&self, i: usize) -> S::Scalar {

@@ -7,6 +7,7 @@ mod bdf_dae;
 mod bdf_gmres;
 mod dae;
 mod lecture_methods;
+mod pendulum_dae;
 mod radau5;
 mod rodas4;
 mod rosenbrock;

@@ -1,0 +1,135 @@
+//! Radau5 on the pendulum in Cartesian coordinates, `M y' = f(t, y)` with
+//! `y = (x, y, vx, vy, λ)` and `M = diag(1, 1, 1, 1, 0)`, at index 3 (the position
+//! constraint `x² + y² = 1`), 2 (the velocity constraint) and 1 (the acceleration-level
+//! equation that gives `λ`): the model of `examples/problems/pendulum.rs`, shared with the
+//! `pendulum_dae` example.
+//!
+//! - Released at rest from the horizontal, the period is `4 √(L/g) K(sin²(π/4))`
+//!   = 2.367842 s (K by the arithmetic-geometric mean); it is measured from the zero
+//!   crossings of `x`, located by the adaptive driver's events on the dense output.
+//! - Radau IIA is stiffly accurate: every step ends on its last stage, where the algebraic
+//!   equation holds. At index 3 that is the position constraint itself; at index 2 and 1
+//!   the position constraint only follows from the start, and drifts with the errors.
+//! - A run cut at an event goes on from the dense output's state, whose algebraic unknown
+//!   the collocation polynomial does not give consistently: at index 1 the driver
+//!   completes it ([`AdaptiveMethod::settle`](timestep::control::AdaptiveMethod::settle)),
+//!   without which a tight tolerance refused the state as an inconsistent start.
+
+#[path = "../../../../examples/problems/pendulum.rs"]
+mod pendulum;
+
+use pendulum::Index;
+use timestep::adaptive::{Adaptive, Event};
+use timestep::{AdaptiveError, StepError, Tolerances};
+
+/// What a run of the pendulum to t = 10 (three periods and a bit) measured.
+struct Measured {
+    /// The period from the first and the seventh zero crossing of `x`.
+    period: f64,
+    /// The largest `|x² + y² − 1|` at the steps' ends (and at the events, where the
+    /// steps were cut).
+    drift: f64,
+}
+
+/// Radau5 at `index` and rtol = atol = `rtol`, with the events at `x = 0`.
+fn run(index: Index, rtol: f64) -> Result<Measured, AdaptiveError> {
+    let forces = pendulum::Pendulum(index);
+    let method = pendulum::radau5(index);
+    let mut start = pendulum::START;
+    if index == Index::One {
+        method
+            .consistent_start(&mut start, &forces, 0.0)
+            .expect("λ is determined at index 1");
+    }
+    let mut drift = 0.0_f64;
+    let solution = Adaptive::new(method)
+        .with_tolerances(Tolerances::new(rtol, rtol))
+        .integrate(&forces, start, 0.0, 10.0)
+        .events(Event::new(|state: &[f64; 5], _t: f64| state[0]))
+        .observe(|step| drift = drift.max(pendulum::constraint_error(step.end()).abs()))
+        .keep_dense(false)
+        .solve()?;
+    let crossings: Vec<f64> = solution.events.iter().map(|fired| fired.t).collect();
+    // x = 0 every half period from T/4: eight crossings to t = 10.
+    assert_eq!(crossings.len(), 8, "{crossings:?}");
+    Ok(Measured {
+        period: (crossings[6] - crossings[0]) / 3.0,
+        drift,
+    })
+}
+
+/// The relative error of a measured period.
+fn period_error(period: f64) -> f64 {
+    let exact = pendulum::exact_period();
+    (period - exact).abs() / exact
+}
+
+#[test]
+fn the_exact_period_by_the_agm() {
+    // 4 √(1/9.81) K(1/2), K(1/2) = 1.854074677301372 (Abramowitz and Stegun, 17.3).
+    assert!((pendulum::elliptic_k(0.5) - 1.854_074_677_301_372).abs() < 1e-15);
+    assert!((pendulum::exact_period() - 2.367_842).abs() < 1e-6);
+}
+
+/// The target: the period to 10⁻⁶ at rtol 10⁻⁸ at every index. The drift bounds
+/// are the runs' own (rtol 10⁻⁸, to t = 10, measured 2026-11 with this model) with a
+/// margin of 2 to 3: index 3, 1.0·10⁻⁸ (at the events, read from the collocation
+/// polynomial; the steps' ends hold it to the Newton tolerance, 2.6·10⁻⁹ in a run without
+/// events); index 2, 6.0·10⁻⁷;
+/// index 1, 4.2·10⁻⁷.
+#[test]
+fn the_period_at_every_index_and_the_position_drift() {
+    for (index, bound) in [(Index::Three, 3e-8), (Index::Two, 2e-6), (Index::One, 2e-6)] {
+        let measured = run(index, 1e-8).unwrap();
+        let error = period_error(measured.period);
+        println!(
+            "index {}: period {:.10}, relative error {error:.2e}, drift {:.2e}",
+            index.number(),
+            measured.period,
+            measured.drift
+        );
+        assert!(error < 1e-6, "index {}: {error:e}", index.number());
+        assert!(
+            measured.drift < bound,
+            "index {}: {:e}",
+            index.number(),
+            measured.drift
+        );
+    }
+}
+
+/// At index 1 and rtol 10⁻¹⁰ the dense output's `λ` at the second crossing (t = 1.776)
+/// was off by 5 tolerances: before the driver completed it, the run stopped there with
+/// `InconsistentStart`. Completed, it goes on, and the period comes out to 1.1·10⁻⁹.
+#[test]
+fn a_run_cut_at_an_event_goes_on_from_a_consistent_state() {
+    let measured = run(Index::One, 1e-10).unwrap();
+    let error = period_error(measured.period);
+    println!("index 1 at rtol 1e-10: relative error {error:.2e}");
+    assert!(error < 1e-8, "{error:e}");
+}
+
+/// `consistent_start` solves the index-1 equation for `λ` (linear in it: one Newton
+/// step, and a second to see it converged); at index 2 and 3 the algebraic equation does
+/// not contain `λ`, and it is refused, the state kept.
+#[test]
+fn consistent_start_at_each_index() {
+    // At rest 30° below the horizontal: λ = (v² − g y)/(x² + y²) = g/2.
+    let (sin, cos) = (-0.5_f64, 0.75_f64.sqrt());
+    let wrong = [cos, sin, 0.0, 0.0, 7.0];
+    let mut state = wrong;
+    let forces = pendulum::Pendulum(Index::One);
+    let iterations = pendulum::radau5(Index::One)
+        .consistent_start(&mut state, &forces, 0.0)
+        .unwrap();
+    assert!((1..=3).contains(&iterations), "{iterations}");
+    assert_eq!(state[..4], wrong[..4]);
+    assert!((state[4] - pendulum::G / 2.0).abs() < 1e-12, "{state:?}");
+    for index in [Index::Two, Index::Three] {
+        let mut state = wrong;
+        let refused =
+            pendulum::radau5(index).consistent_start(&mut state, &pendulum::Pendulum(index), 0.0);
+        assert_eq!(refused, Err(StepError::SingularJacobian));
+        assert_eq!(state, wrong);
+    }
+}
