@@ -5,7 +5,14 @@
 //! state alone ([`ErrorControl::StateOnly`]), so every case takes the plain solve's
 //! steps; the target is at most `1.3 (1 + p)` times the plain solve.
 //!
-//! With `SENSITIVITY_PROFILE` set to `plain`, `p1`, `p2`, `p4` or `p2-fd` the binary runs
+//! And what the adjoint gradient costs with p = 100 parameters: `y' = W y` with 10
+//! unknowns and the entries of `W` as the parameters (examples/problems/linear.rs), from
+//! t = 0 to 5, Dormand–Prince 5(4) at 10⁻⁸, `L = |y(5)|²/2`: `linear` the plain solve,
+//! `adjoint` the gradient with respect to all 100 parameters and the 10 initial values
+//! (checkpoints every 32 steps), `adjoint-all` keeping every state. The target is at most
+//! 6 times the plain solve.
+//!
+//! With `SENSITIVITY_PROFILE` set to one of the cases' names the binary runs
 //! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
 //! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
 //!
@@ -15,7 +22,8 @@
 
 use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
-use timestep::sensitivity::{ErrorControl, Forward, Model, WithRespectTo};
+use std::num::NonZeroUsize;
+use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Model, WithRespectTo};
 use timestep::{Adaptive, Dopri5, Statistics, Tolerances};
 
 const K: f64 = 4.0;
@@ -27,6 +35,49 @@ const TOLERANCES: Tolerances = Tolerances::new(1e-8, 1e-8);
 #[path = "../examples/problems/spring.rs"]
 mod spring;
 use spring::Spring;
+
+#[path = "../examples/problems/linear.rs"]
+mod linear;
+use linear::Linear;
+
+const LINEAR_END: f64 = 5.0;
+
+/// The linear system's plain solve, its rate as a closure.
+#[inline(never)]
+fn linear_plain(w: &[f64]) -> Statistics {
+    let forces = |y: &[f64; 10], t: f64| {
+        let mut out = [0.0; 10];
+        Linear.rate(y, w, t, &mut out);
+        out
+    };
+    let mut y = linear::START;
+    Adaptive::new(Dopri5)
+        .with_tolerances(TOLERANCES)
+        .solve(&mut y, &forces, 0.0, LINEAR_END)
+        .expect("the linear system solves")
+}
+
+/// The gradient of `|y(5)|²/2` with respect to the 100 entries of `W` and `y(0)`.
+#[inline(never)]
+fn linear_adjoint(w: &[f64], interval: usize) -> Statistics {
+    let interval = NonZeroUsize::new(interval).expect("an interval of steps");
+    let mut solver = Adaptive::new(Dopri5).with_tolerances(TOLERANCES);
+    let gradient = Adjoint::new(Linear, w)
+        .expect("finite parameters")
+        .with_checkpoint_interval(interval)
+        .gradient(
+            &mut solver,
+            &linear::START,
+            0.0,
+            &[LINEAR_END],
+            |_, _, y, out| {
+                *out = *y;
+            },
+        )
+        .expect("the linear system solves");
+    black_box(&gradient.parameters);
+    gradient.statistics
+}
 
 /// The spring without a tangent: finite differences.
 struct SpringByDifferences;
@@ -86,17 +137,21 @@ fn case(name: &str) -> (u64, u64) {
         "p2" => black_box(sensitivities::<_, 3>(Spring, &ALL[..2])).1,
         "p4" => black_box(sensitivities::<_, 5>(Spring, &ALL)).1,
         "p2-fd" => black_box(sensitivities::<_, 3>(SpringByDifferences, &ALL[..2])).1,
-        _ => panic!("SENSITIVITY_PROFILE is plain, p1, p2, p4 or p2-fd, not {name:?}"),
+        "linear" => linear_plain(&linear::parameters()),
+        "adjoint" => linear_adjoint(&linear::parameters(), 32),
+        "adjoint-all" => linear_adjoint(&linear::parameters(), 1),
+        _ => panic!("SENSITIVITY_PROFILE is one of {CASES:?} or {ADJOINT_CASES:?}, not {name:?}"),
     };
     (statistics.accepted, statistics.rejected)
 }
 
 const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
+const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
-    for name in CASES {
-        group.bench_function(name, |b| b.iter(|| case(name)));
+    for name in CASES.iter().chain(&ADJOINT_CASES) {
+        group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
 }
@@ -119,6 +174,9 @@ fn main() {
     // Every case takes the plain solve's steps, or the comparison is not like for like.
     for name in CASES {
         assert_eq!(case(name), case("plain"), "{name}");
+    }
+    for name in ADJOINT_CASES {
+        assert_eq!(case(name), case("linear"), "{name}");
     }
     sensitivity();
     Criterion::default().configure_from_args().final_summary();

@@ -208,6 +208,10 @@ pub enum Preconditioner {
     /// `I − γJ_band`, `J_band` the band of `J` with `lower` and `upper` diagonals, by
     /// forward differences (one force evaluation per diagonal, as CVODE's `CVBANDPRE`;
     /// entries outside the band are dropped, not refused), factored by the banded LU.
+    /// Forces that give an analytic [`Forces::jacobian`](crate::Forces::jacobian) are asked
+    /// for the band instead, through a banded view: they must write only the entries it
+    /// [`contains`](crate::Jacobian::contains) (writing outside the band panics, as for
+    /// any banded Jacobian).
     /// Unknowns of one grid point stored together make `lower = upper = components − 1`
     /// block-diagonal: the reactions of a reaction–diffusion system.
     Banded {

@@ -1,9 +1,10 @@
-//! [`SensitivityError`]: what forward sensitivities refuse.
+//! [`SensitivityError`]: what sensitivities refuse.
 
+use crate::AdaptiveError;
 use crate::error::Number;
 use core::fmt;
 
-/// Why a forward-sensitivity problem was refused when it was set up.
+/// Why a sensitivity problem was refused, or why an adjoint gradient's solve stopped.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SensitivityError {
@@ -37,6 +38,11 @@ pub enum SensitivityError {
         /// The blocks the type holds.
         held: usize,
     },
+    /// An adjoint gradient's sample times are empty, not finite, or not ordered forward
+    /// from the start (each at or after the one before, the first at or after `t0`).
+    InvalidTimes,
+    /// An adjoint gradient's forward solve stopped: why.
+    Solve(AdaptiveError),
 }
 
 impl fmt::Display for SensitivityError {
@@ -59,8 +65,25 @@ impl fmt::Display for SensitivityError {
                 f,
                 "an augmented state of {held} blocks for {needed} (the state and one per sensitivity)"
             ),
+            SensitivityError::InvalidTimes => f.write_str(
+                "sample times must be finite, not empty, and ordered forward from the start",
+            ),
+            SensitivityError::Solve(error) => write!(f, "the forward solve stopped: {error}"),
         }
     }
 }
 
-impl core::error::Error for SensitivityError {}
+impl core::error::Error for SensitivityError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            SensitivityError::Solve(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<AdaptiveError> for SensitivityError {
+    fn from(error: AdaptiveError) -> Self {
+        SensitivityError::Solve(error)
+    }
+}

@@ -1,4 +1,7 @@
-//! Forward sensitivities: how a solution changes with its parameters and initial values.
+//! Sensitivities: how a solution changes with its parameters and initial values, forward
+//! ([`Forward`]: every derivative of the state, one more system per parameter) or by the
+//! adjoint ([`Adjoint`]: the gradient of one scalar function of the solution, one backward
+//! sweep for all parameters).
 //!
 //! A [`Model`] is a first-order system `y' = f(t, y, p)` with parameters `p`. The
 //! sensitivity of the solution with respect to a parameter or an initial value `θᵢ`,
@@ -58,6 +61,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "alloc")]
+mod adjoint;
 mod augmented;
 mod error;
 mod forward;
@@ -67,6 +72,8 @@ mod stacked;
 #[cfg(feature = "alloc")]
 mod tolerances;
 
+#[cfg(feature = "alloc")]
+pub use adjoint::{Adjoint, Gradient};
 pub use augmented::Augmented;
 pub use error::SensitivityError;
 pub use forward::{Forward, WithRespectTo};

@@ -10,8 +10,8 @@ use crate::Vector;
 /// one-sided finite difference of `rate` (one extra evaluation per sensitivity, accurate
 /// to about `√ε` relative, 10⁻⁸ in `f64`); with it the sensitivities are as accurate as
 /// the solve, and implicit methods get an accurate Jacobian of the whole system. The
-/// trait names the state and the parameters apart so that a later adjoint can differentiate
-/// the same model.
+/// trait names the state and the parameters apart so that the [`Adjoint`](super::Adjoint) gradient
+/// differentiates the same model, through [`cotangent`](Model::cotangent).
 ///
 /// Closures `|y, p, t, out|` implement it (with `rate` alone).
 ///
@@ -61,6 +61,27 @@ pub trait Model<V: Vector> {
         out: &mut V,
     ) -> bool {
         let _ = (y, parameters, t, dy, dp, out);
+        false
+    }
+
+    /// Writes the transposed products `J_yᵀ · w` into `out_y` and `J_pᵀ · w` into `out_p`
+    /// (one entry per parameter) and returns `true`, or returns `false` (the default) to
+    /// have them built a column at a time from [`tangent`](Model::tangent) or from finite
+    /// differences of [`rate`](Model::rate): `n + p` evaluations each time, where this
+    /// costs about one. The [`Adjoint`](super::Adjoint) gradient takes one per stage of
+    /// every step, so a model with many parameters should give it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn cotangent(
+        &self,
+        y: &V,
+        parameters: &[V::Scalar],
+        t: V::Scalar,
+        w: &V,
+        out_y: &mut V,
+        out_p: &mut [V::Scalar],
+    ) -> bool {
+        let _ = (y, parameters, t, w, out_y, out_p);
         false
     }
 }

@@ -531,3 +531,5 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
     let by_mu = (plain(mu + h)[0] - plain(mu - h)[0]) / (2.0 * h);
     assert_relative_eq!(y.sensitivity(0)[0], by_mu, max_relative = 1e-5);
 }
+
+mod adjoint;
