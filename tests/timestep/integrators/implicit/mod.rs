@@ -10,6 +10,7 @@ mod lecture_methods;
 mod radau5;
 mod rodas4;
 mod rosenbrock;
+mod rosenbrock_dae;
 mod seulex;
 mod stiff;
 mod torsion_spring;
