@@ -8,8 +8,8 @@
 //! ```
 //!
 //! `M y' = f(t, y)` with the singular mass matrix `M = diag(1, 1, 0)`, an index-1 system,
-//! from y = (1, 0, 0) to t = 4·10¹⁰ under error control with Radau5 or the BDF (the
-//! methods that take a mass matrix), with the analytic Jacobian.
+//! from y = (1, 0, 0) to t = 4·10¹⁰ under error control with Radau5, the BDF or Rodas4
+//! (the methods that take a mass matrix), with the analytic Jacobian.
 //!
 //! ```text
 //! cargo run --release --example robertson_dae
@@ -18,7 +18,7 @@
 //! ```
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`radau5` or `bdf`), `--rtol` (10⁻⁸) and `--atol` (10⁻¹⁴).
+//! (`radau5`, `bdf` or `rodas4`), `--rtol` (10⁻⁸) and `--atol` (10⁻¹⁴).
 //!
 //! Output: the header `t,y1,y2,y3,sum`, then a row at t = 0 and rows at the `robertson`
 //! example's times up to 4·10¹⁰ (1 and 4 per decade from 10⁻⁶: 10⁻⁶, 4·10⁻⁶, 10⁻⁵, …,
@@ -119,7 +119,7 @@ fn run(method: &str, rtol: f64, atol: f64, out: &mut impl Write) -> Result<Stati
 
 fn main() -> ExitCode {
     let flags = [
-        Flag::new("--method", "NAME", "radau5 or bdf", "radau5"),
+        Flag::new("--method", "NAME", "radau5, bdf or rodas4", "radau5"),
         Flag::new("--rtol", "TOL", "the relative tolerance, >= 0", "1e-8"),
         Flag::new("--atol", "TOL", "the absolute tolerance, >= 0", "1e-14"),
     ];
@@ -137,7 +137,7 @@ fn main() -> ExitCode {
         }
     }
     cli::tolerances(PROGRAM, rtol, atol);
-    cli::known_method(PROGRAM, &method, &["radau5", "bdf"]);
+    cli::known_method(PROGRAM, &method, &["radau5", "bdf", "rodas4"]);
 
     let mut out = BufWriter::new(io::stdout().lock());
     if writeln!(out, "t,y1,y2,y3,sum").is_err() {

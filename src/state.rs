@@ -743,11 +743,12 @@ pub trait Forces<S: State> {
     /// it is asked for once per workspace and kept. `M` may be singular: a zero row `i`
     /// makes equation `i` algebraic, `0 = fᵢ(t, y)` (an index-1 differential-algebraic
     /// system, with the algebraic unknown `i` determined by it; see
-    /// [`Radau5::consistent_start`](crate::Radau5::consistent_start)). Two methods read
-    /// it: [`Radau5`](crate::Radau5) (index 1, and 2 or 3 with its index scaling) and
+    /// [`Radau5::consistent_start`](crate::Radau5::consistent_start)). These methods read
+    /// it: [`Radau5`](crate::Radau5) (index 1, and 2 or 3 with its index scaling),
     /// [`Bdf`](crate::Bdf) with its direct linear solver (index 1 only; its GMRES refuses
-    /// an `M` other than the identity). The other methods solve `y' = f(t, y)` and
-    /// ignore it.
+    /// an `M` other than the identity) and the [`Rosenbrock`](crate::Rosenbrock) methods
+    /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p); index 1, as rodas.f with
+    /// `IMAS = 1`). The other methods solve `y' = f(t, y)` and ignore it.
     /// See [`WithMass`](crate::WithMass) to give a closure one.
     #[inline]
     fn mass_matrix(&self, mass: &mut Jacobian<'_, S::Scalar>) -> bool {

@@ -557,14 +557,14 @@ fn adaptive_bdf_allocates_only_in_its_first_run() {
     });
 }
 
-/// The BDF on a differential-algebraic system (`M` the identity but for a zero last
-/// row: `u' = Δu + u²` on 39 points, the last tied to its neighbour by
+/// The BDF and Rodas4 on a differential-algebraic system (`M` the identity but for a zero
+/// last row: `u' = Δu + u²` on 39 points, the last tied to its neighbour by
 /// `0 = u₄₀ − c u₃₉`): the mass matrix is read in the first run, and the second, through
-/// the residual `γ f − M (z₁/l₁ + Δ)` and the factorisations of `M − γJ`, allocates
-/// nothing.
+/// the BDF's residual `γ f − M (z₁/l₁ + Δ)` and factorisations of `M − γJ`, and Rodas4's
+/// `M Σ (cᵢⱼ/h) Uⱼ` and `M/(hγ) − J`, allocates nothing.
 #[test]
-fn adaptive_bdf_with_a_mass_matrix_allocates_only_in_its_first_run() {
-    use timestep::{Bdf, WithMass};
+fn adaptive_methods_with_a_mass_matrix_allocate_only_in_their_first_run() {
+    use timestep::{AdaptiveKind, Bdf, Rodas4, WithMass};
     let n = 40;
     let scale = ((n + 1) * (n + 1)) as f64;
     let start: Vec<f64> = (1..=n)
@@ -584,9 +584,16 @@ fn adaptive_bdf_with_a_mass_matrix_allocates_only_in_its_first_run() {
             m[(i, i)] = 1.0;
         }
     });
-    for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
-        let mut solver = Adaptive::new(Bdf::new().with_structure(structure))
-            .with_tolerances(Tolerances::new(1e-8, 1e-10));
+    let methods = [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }]
+        .into_iter()
+        .flat_map(|structure| {
+            [
+                AdaptiveKind::Bdf(Bdf::new().with_structure(structure)),
+                AdaptiveKind::Rodas4(Rodas4.with_structure(structure)),
+            ]
+        });
+    for method in methods {
+        let mut solver = Adaptive::new(method).with_tolerances(Tolerances::new(1e-8, 1e-10));
         let mut u = start.clone();
         solver.solve(&mut u, &forces, 0.0, 0.5).unwrap();
         let mut u = start.clone();
@@ -608,7 +615,7 @@ fn adaptive_bdf_with_a_mass_matrix_allocates_only_in_its_first_run() {
         );
         assert_eq!(
             count, 0,
-            "BDF with a mass matrix ({structure:?}): {count} allocations in a run of {statistics:?}"
+            "{method:?} with a mass matrix: {count} allocations in a run of {statistics:?}"
         );
     }
 }

@@ -3,6 +3,7 @@
 //! at a fixed step ([`Scheme`]) and under error control ([`AdaptiveMethod`]).
 
 use super::jacobian::{self, Differences};
+use super::mass;
 use crate::control::{
     AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet,
 };
@@ -176,6 +177,18 @@ impl<const S: usize> RosenbrockTableau<S> {
 ///    declared autonomous lose the method's order;
 /// 3. factors `I/(hγ) − J` once (LU with partial pivoting, dense or banded) and solves it
 ///    once per stage.
+///
+/// **Mass matrices.** Forces that give a constant mass matrix `M`
+/// ([`Forces::mass_matrix`], or [`WithMass`](crate::WithMass)) make the system
+/// `M y' = f(t, y)`: the step factors `M/(hγ) − J` and adds `M Σⱼ (cᵢⱼ/h) Uⱼ` to each
+/// stage's right-hand side (rodas.f with `IMAS = 1`; Hairer–Wanner II, VI.4). A singular
+/// `M` is an index-1 differential-algebraic system; a run's start must satisfy its
+/// algebraic equations, within the tolerance under error control (within `√ε` at a fixed
+/// step), or the first step returns [`StepError::InconsistentStart`]
+/// ([`Radau5::consistent_start`](crate::Radau5::consistent_start) completes one), and
+/// algebraic equations that do not determine their unknowns (index 2 or more) return
+/// [`StepError::IndexAboveOne`]. [`Rodas4`](crate::Rodas4) is stiffly accurate, so its
+/// steps end on the algebraic equations to rounding.
 ///
 /// So a step costs one Jacobian and one factorisation ([`Statistics`]'
 /// `jacobians` and `decompositions` count them), however stiff the forces: there is no
@@ -389,6 +402,16 @@ pub struct RosenbrockWorkspace<S: State, const N: usize> {
     solution: Result<Buffer<S::Scalar>, StepError>,
     steps: Result<Buffer<S::Scalar>, StepError>,
     band_checked: bool,
+    /// The forces' mass matrix `M` (`None`: the identity; not saved: read again after
+    /// loading), and `M` times a combination of stages (empty without `M`).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass: Option<Matrix<S::Scalar>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass_read: bool,
+    mass_product: Result<Buffer<S::Scalar>, StepError>,
+    /// The run's start has been checked against its algebraic equations (a singular `M`).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    start_checked: bool,
     /// `jacobian` and `time_rate` are those at the start of the next attempt: it retries
     /// a rejected step from the same state.
     jacobian_current: bool,
@@ -416,6 +439,11 @@ impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
             solution: Buffer::zeroed(n),
             steps: Buffer::zeroed(n),
             band_checked: false,
+            mass: None,
+            mass_read: false,
+            // Sized when forces give a mass matrix.
+            mass_product: Buffer::zeroed(0),
+            start_checked: false,
             jacobian_current: false,
             start_pending: false,
         }
@@ -452,6 +480,10 @@ impl<const N: usize> Rosenbrock<N> {
             solution,
             steps,
             band_checked,
+            mass: mass_matrix,
+            mass_read,
+            mass_product,
+            start_checked,
             jacobian_current,
             ..
         } = workspace;
@@ -469,7 +501,7 @@ impl<const N: usize> Rosenbrock<N> {
                 t,
                 h,
                 start_rate,
-                floor,
+                &floor,
                 jacobian,
                 Differences {
                     coordinates,
@@ -486,11 +518,46 @@ impl<const N: usize> Rosenbrock<N> {
             }
             *jacobian_current = true;
         }
+        if !*mass_read {
+            *mass_matrix = mass::read_mass(forces, jacobian);
+            if mass_matrix.is_some() {
+                *mass_product = Buffer::zeroed(jacobian.dim());
+            }
+            *mass_read = true;
+        }
+        if !*start_checked {
+            if let Some(mass_matrix) = mass_matrix {
+                // An index-1 start: one Newton step on the algebraic equations may move
+                // no algebraic unknown by more than its tolerance (as Radau5 and the BDF).
+                let correction = &mut solution[..];
+                let rate = |i| start_rate.component(i);
+                match mass::algebraic_correction(mass_matrix, jacobian, matrix, rate, correction) {
+                    Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),
+                    result => result?,
+                };
+                // At a fixed step there is no tolerance: √ε (10⁻⁸ in f64), absolute.
+                let scale = |i: usize| match floor(i).to_f64() {
+                    scale if scale > 0.0 => scale,
+                    _ => f64::EPSILON.sqrt(),
+                };
+                let relative = |i: usize| correction[i].to_f64().abs() / scale(i);
+                if let Some(error) = mass::inconsistency(correction.len(), relative) {
+                    return Err(error);
+                }
+            }
+            *start_checked = true;
+        }
+        let mass_product = mass_product.as_mut().map_err(|e| *e)?;
 
-        // I − hγJ = hγ (I/(hγ) − J): the stages solve it with right-hand sides scaled by hγ.
+        // M − hγJ = hγ (M/(hγ) − J): the stages solve it with right-hand sides scaled by hγ.
         let h_gamma = h * S::Scalar::from_f64(tableau.gamma);
         statistics.decompositions += 1;
-        matrix.factor_shifted(jacobian, h_gamma, S::Scalar::one())?;
+        match mass_matrix {
+            Some(mass_matrix) => {
+                matrix.factor_shifted_mass(jacobian, mass_matrix, h_gamma, S::Scalar::one())?;
+            }
+            None => matrix.factor_shifted(jacobian, h_gamma, S::Scalar::one())?,
+        }
 
         for i in 0..N {
             if i > 0 && !tableau.reuses_rate(i) {
@@ -501,12 +568,30 @@ impl<const N: usize> Rosenbrock<N> {
                 probe.derivative_into(forces, stage_time, rate);
                 statistics.evaluations += 1;
             }
-            // The right-hand side f + Σ (cᵢⱼ/h) Uⱼ + γᵢ h ∂f/∂t, in `sum`.
-            sum.assign(if i == 0 { &*start_rate } else { &*rate });
-            for (j, stage) in stages.iter().enumerate().take(i) {
-                let c = tableau.c[i][j];
-                if c != 0.0 {
-                    sum.add_scaled_assign(stage, S::Scalar::from_f64(c) / h);
+            // The right-hand side f + M Σ (cᵢⱼ/h) Uⱼ + γᵢ h ∂f/∂t (rodas.f's, M = I without
+            // a mass matrix), in `sum`, or `M Σ` in `mass_product`.
+            let coupled = stages
+                .iter()
+                .zip(&tableau.c[i])
+                .take(i)
+                .filter(|(_, c)| **c != 0.0);
+            match mass_matrix {
+                None => {
+                    sum.assign(if i == 0 { &*start_rate } else { &*rate });
+                    for (stage, &c) in coupled {
+                        sum.add_scaled_assign(stage, S::Scalar::from_f64(c) / h);
+                    }
+                }
+                Some(mass_matrix) => {
+                    sum.set_zero();
+                    for (stage, &c) in coupled {
+                        sum.add_scaled_assign(stage, S::Scalar::from_f64(c) / h);
+                    }
+                    mass_matrix.multiply(|j| sum.component(j), mass_product);
+                    sum.assign(if i == 0 { &*start_rate } else { &*rate });
+                    for (k, x) in mass_product.iter().enumerate() {
+                        sum.set_component(k, sum.component(k) + *x);
+                    }
                 }
             }
             if !self.autonomous && tableau.gamma_sums[i] != 0.0 {
@@ -636,6 +721,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         statistics.evaluations += 1;
         workspace.jacobian_current = false;
         workspace.start_pending = false;
+        workspace.start_checked = false;
     }
 
     fn start_rate<'w>(&self, workspace: &'w RosenbrockWorkspace<S, N>) -> &'w DerivativeOf<S> {

@@ -3,8 +3,9 @@
 use crate::{DerivativeOf, Forces, Jacobian, State};
 
 /// Forces `f` paired with a constant mass matrix `M`: the system `M y' = f(t, y)`, for
-/// [`Radau5`](crate::Radau5) and [`Bdf`](crate::Bdf) (the other methods solve
-/// `y' = f(t, y)` and ignore `M`).
+/// [`Radau5`](crate::Radau5), [`Bdf`](crate::Bdf) and the
+/// [`Rosenbrock`](crate::Rosenbrock) methods (the other methods solve `y' = f(t, y)` and
+/// ignore `M`).
 ///
 /// `mass(M)` fills `M[(i, j)]` in the numbering and [`Structure`](crate::Structure) of the
 /// [`Jacobian`] (every entry starts at 0); it is called once per workspace. A zero row

@@ -11,6 +11,7 @@ mod pendulum_dae;
 mod radau5;
 mod rodas4;
 mod rosenbrock;
+mod rosenbrock_dae;
 mod seulex;
 mod stiff;
 mod torsion_spring;
