@@ -39,7 +39,8 @@ pub enum Direction {
 /// applied in that order. The state at an event is the dense output's, which for a
 /// differential-algebraic system does not satisfy the algebraic equations: before the
 /// action the method completes it where it can ([`AdaptiveMethod::settle`]: Radau5 at
-/// index 1).
+/// index 1), and the BDF and the Rosenbrock methods go on from it without checking it as
+/// a run's start (their next step ends on the algebraic equations).
 ///
 /// # Example
 ///

@@ -181,7 +181,8 @@ pub trait AdaptiveMethod<S: State> {
     /// event there, read from the dense output), fit to step on from at `t`. The default
     /// does nothing. Radau5 completes a differential-algebraic system's algebraic unknowns
     /// (of index 1): its dense output between the step's ends does not satisfy the
-    /// algebraic equations, and its check of a run's start would refuse the state.
+    /// algebraic equations, and its check of a run's start would refuse the state. The BDF
+    /// and the Rosenbrock methods skip that check for the run that goes on from an event.
     /// Force evaluations made are counted in `statistics`.
     fn settle<F: Forces<S> + ?Sized>(
         &self,

@@ -412,6 +412,10 @@ pub struct RosenbrockWorkspace<S: State, const N: usize> {
     /// The run's start has been checked against its algebraic equations (a singular `M`).
     #[cfg_attr(feature = "serde", serde(skip))]
     start_checked: bool,
+    /// The next run starts at an event cut of this one ([`AdaptiveMethod::settle`]): from
+    /// the method's own dense output, not checked again.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    settled: bool,
     /// `jacobian` and `time_rate` are those at the start of the next attempt: it retries
     /// a rejected step from the same state.
     jacobian_current: bool,
@@ -444,6 +448,7 @@ impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
             // Sized when forces give a mass matrix.
             mass_product: Buffer::zeroed(0),
             start_checked: false,
+            settled: false,
             jacobian_current: false,
             start_pending: false,
         }
@@ -721,7 +726,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         statistics.evaluations += 1;
         workspace.jacobian_current = false;
         workspace.start_pending = false;
-        workspace.start_checked = false;
+        workspace.start_checked = core::mem::take(&mut workspace.settled);
     }
 
     fn start_rate<'w>(&self, workspace: &'w RosenbrockWorkspace<S, N>) -> &'w DerivativeOf<S> {
@@ -822,6 +827,20 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
     ) {
         let mut sum = start_rate.zero_like();
         self.dense_from(stages, start_rate, end_rate, &mut sum, start, h, theta, out);
+    }
+
+    /// A run cut at an event goes on from the dense output, whose algebraic unknowns are
+    /// off their equations by the interpolant's error: no second start check (a stiffly
+    /// accurate step ends on them again).
+    fn settle<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut RosenbrockWorkspace<S, N>,
+        _state: &mut S,
+        _forces: &F,
+        _t: S::Scalar,
+        _statistics: &mut Statistics,
+    ) {
+        workspace.settled = true;
     }
 
     fn step_on(&self, workspace: &mut RosenbrockWorkspace<S, N>) {

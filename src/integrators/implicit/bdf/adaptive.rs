@@ -62,7 +62,8 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         // The mass matrix is read once per workspace (again after loading a saved one,
         // which does not keep it), the start checked once per run.
         let mut checked = workspace.read_mass(forces, state);
-        if checked.is_ok() && !workspace.memory.started {
+        let settled = core::mem::take(&mut workspace.settled);
+        if checked.is_ok() && !workspace.memory.started && !settled {
             checked = workspace.check_start(state, forces, t, h, |i| norm.scale(i), statistics);
         }
         if let Err(cause) = checked {
@@ -184,6 +185,20 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
     ) {
         let mut sum = z[0].zero_like();
         evaluate(z, *q, &mut sum, start, theta, out);
+    }
+
+    /// A run cut at an event goes on from the dense output, whose algebraic unknowns are
+    /// off their equations by the interpolant's error: no second start check (the
+    /// corrector solves them again at the next step's end).
+    fn settle<F: Forces<S> + ?Sized>(
+        &self,
+        workspace: &mut BdfWorkspace<S>,
+        _state: &mut S,
+        _forces: &F,
+        _t: S::Scalar,
+        _statistics: &mut Statistics,
+    ) {
+        workspace.settled = true;
     }
 
     fn step_on(&self, _workspace: &mut BdfWorkspace<S>) {}

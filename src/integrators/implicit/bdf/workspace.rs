@@ -82,6 +82,10 @@ pub struct BdfWorkspace<S: State> {
     mass: Option<Mass<S::Scalar>>,
     #[cfg_attr(feature = "serde", serde(skip))]
     mass_read: bool,
+    /// The next run starts at an event cut of this one (`AdaptiveMethod::settle`): from
+    /// the method's own dense output, its start not checked again.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) settled: bool,
 }
 
 /// A mass matrix and which of its rows are zero (algebraic equations).
@@ -144,6 +148,7 @@ impl<S: State> BdfWorkspace<S> {
             krylov_solution: Buffer::zeroed(krylov.0),
             mass: None,
             mass_read: false,
+            settled: false,
         }
     }
 

@@ -173,3 +173,44 @@ fn a_linear_dae_at_fixed_steps_converges_at_order_four() {
         "{error:?}"
     );
 }
+
+/// The linear DAE through ten crossings of `y₂ = sin t = 0.5`, cut at each (a non-terminal
+/// event): the state there is read from the dense output, whose algebraic unknown is off
+/// its equation by the interpolant's error, and the run goes on from it without a second
+/// start check (which would refuse it at a tight tolerance).
+fn linear_with_events(method: timestep::AdaptiveKind) -> (usize, [f64; 2]) {
+    use timestep::adaptive::Event;
+    let forces = WithMass::new(linear_dae, first_differential);
+    let mut crossings = 0;
+    let mut y = [0.0, 0.0];
+    Adaptive::new(method)
+        .with_tolerances(Tolerances::new(1e-10, 1e-12))
+        .solve_with_events(
+            &mut y,
+            &forces,
+            0.0,
+            60.0,
+            &mut Event::new(|y: &[f64; 2], _t: f64| y[1] - 0.5),
+            |_, _, _| crossings += 1,
+        )
+        .unwrap();
+    (crossings, y)
+}
+
+#[test]
+fn runs_cut_at_events_go_on_from_the_dense_output() {
+    use timestep::{AdaptiveKind, Bdf};
+    for method in [
+        AdaptiveKind::Rodas4(Rodas4.rosenbrock()),
+        AdaptiveKind::Bdf(Bdf::new()),
+    ] {
+        let (crossings, y) = linear_with_events(method);
+        // sin t = 1/2 twice per period: 10 times in [0, 60].
+        assert_eq!(crossings, 20, "{method:?}");
+        let exact = linear_exact(60.0);
+        assert!(
+            (y[0] - exact[0]).abs() < 1e-7,
+            "{method:?}: {y:?} vs {exact:?}"
+        );
+    }
+}
