@@ -1,7 +1,7 @@
 //! The constant mass matrix `M` of `M y' = f(t, y)` ([`Forces::mass_matrix`]) as the
-//! implicit methods that take one (Radau5, the BDF) read and use it: read once into the
-//! Jacobian's layout, one Newton step on the algebraic equations (the zero rows of `M`),
-//! and the check that a run's start satisfies them.
+//! implicit methods that take one (Radau5, the BDF, the Rosenbrock methods) read and use
+//! it: read once into the Jacobian's layout, one Newton step on the algebraic equations
+//! (the zero rows of `M`), and the check that a run's start satisfies them.
 
 use crate::linalg::Matrix;
 use crate::{Forces, Scalar, State, StepError};
