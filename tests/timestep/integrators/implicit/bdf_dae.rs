@@ -17,7 +17,8 @@
 //!   refused with their errors, the state untouched.
 
 use super::dae::{
-    AT_40, Y1_AT_4E10, first_differential, linear_dae, linear_exact, robertson_dae,
+    AT_40, Y1_AT_4E10, assert_inconsistent_start_refused, assert_index_two_refused,
+    assert_linear_dae_converges, first_differential, linear_dae, linear_exact, robertson_dae,
     robertson_jacobian, two_differential,
 };
 use timestep::adaptive::Adaptive;
@@ -96,65 +97,17 @@ fn robertson_as_a_dae_by_bdf_has_the_ode_solution_and_keeps_the_sum_to_rounding(
     );
 }
 
-/// The linear DAE to t = 10 at `rtol = atol`: the largest error of `(y₁, y₂)` at the
-/// step ends.
-fn linear_errors(rtol: f64) -> [f64; 2] {
-    let forces = WithMass::new(linear_dae, first_differential);
-    let mut y = [0.0, 0.0];
-    let mut worst = [0.0_f64; 2];
-    Adaptive::new(Bdf::new())
-        .with_tolerances(Tolerances::new(rtol, rtol))
-        .solve_with(&mut y, &forces, 0.0, 10.0, |step| {
-            let exact = linear_exact(step.end_time());
-            for i in 0..2 {
-                worst[i] = worst[i].max((step.end()[i] - exact[i]).abs());
-            }
-        })
-        .unwrap();
-    worst
-}
-
 #[test]
 fn a_linear_dae_by_bdf_follows_its_closed_form_and_converges_with_the_tolerance() {
-    let errors: Vec<[f64; 2]> = [1e-4, 1e-6, 1e-8].map(linear_errors).to_vec();
-    println!("worst errors at rtol 1e-4, 1e-6, 1e-8: {errors:?}");
-    for (rtol, worst) in [1e-4, 1e-6, 1e-8].iter().zip(&errors) {
-        assert!(worst[0] < 20.0 * rtol, "rtol {rtol:e}: {worst:?}");
-        // y₂ = sin t is linear in y₂, but the Jacobian by finite differences has its row
-        // off by about √ε: each Newton update leaves that fraction of the residual, far
-        // below the tolerance.
-        assert!(worst[1] < 1e-6 * rtol, "rtol {rtol:e}: {worst:?}");
-    }
-    // A hundredfold tighter tolerance, a much smaller error (tolerance proportionality:
-    // between 100 and 100^(5/6) for orders up to 5).
-    for pair in errors.windows(2) {
-        let ratio = pair[0][0] / pair[1][0];
-        assert!(ratio > 20.0, "error ratio {ratio} ({errors:?})");
-    }
+    assert_linear_dae_converges(AdaptiveKind::Bdf(Bdf::new()));
 }
 
 #[test]
 fn an_inconsistent_start_is_refused_by_bdf_and_completed_by_radau5s_helper() {
+    assert_inconsistent_start_refused(AdaptiveKind::Bdf(Bdf::new()));
     let forces = WithMass::new(linear_dae, first_differential);
     let mut solver = Adaptive::new(Bdf::new()).with_tolerances(Tolerances::new(1e-6, 1e-10));
-    // y₂ should be sin 0 = 0.
     let mut y = [0.0, 1e-3];
-    let error = solver.solve(&mut y, &forces, 0.0, 1.0).unwrap_err();
-    let AdaptiveError::StepFailed {
-        cause:
-            StepError::InconsistentStart {
-                coordinate,
-                correction,
-            },
-        ..
-    } = error
-    else {
-        panic!("{error:?}");
-    };
-    // Off by 10⁻³ where the tolerance is 10⁻¹⁰ + 10⁻⁶ · 10⁻³.
-    assert_eq!(coordinate, 1);
-    assert!((correction - 1e-3 / (1e-10 + 1e-9)).abs() < 1e-6 * correction);
-    assert_eq!(y, [0.0, 1e-3], "a refused run leaves the state alone");
     Radau5::new()
         .consistent_start(&mut y, &forces, 0.0)
         .unwrap();
@@ -164,28 +117,9 @@ fn an_inconsistent_start_is_refused_by_bdf_and_completed_by_radau5s_helper() {
     assert!((y[0] - linear_exact(1.0)[0]).abs() < 1e-5, "{y:?}");
 }
 
-/// `y₁' = y₂`, `0 = y₁ − sin t`: the algebraic equation does not involve `y₂` (index 2).
 #[test]
 fn an_index_two_system_is_refused_by_bdf() {
-    let forces = WithMass::new(
-        |y: &[f64; 2], t: f64| [y[1], y[0] - t.sin()],
-        first_differential,
-    );
-    let mut y = [0.0, 1.0];
-    let error = Adaptive::new(Bdf::new())
-        .solve(&mut y, &forces, 0.0, 1.0)
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            AdaptiveError::StepFailed {
-                cause: StepError::IndexAboveOne,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-    assert_eq!(y, [0.0, 1.0]);
+    assert_index_two_refused(AdaptiveKind::Bdf(Bdf::new()));
 }
 
 #[test]

@@ -23,8 +23,8 @@
 use crate::common::log_log_slope;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    AdaptiveError, ComponentTolerances, Integrator, Jacobian, Radau5, StepError, Tolerances,
-    WithJacobian, WithMass,
+    AdaptiveError, AdaptiveKind, ComponentTolerances, Integrator, Jacobian, Radau5, StepError,
+    Tolerances, WithJacobian, WithMass,
 };
 
 /// Robertson's rates with the conservation law as the third equation.
@@ -139,6 +139,94 @@ pub(super) fn first_differential(m: &mut Jacobian<f64>) {
 
 pub(super) fn linear_exact(t: f64) -> [f64; 2] {
     [(t.sin() - t.cos() + (-t).exp()) / 2.0, t.sin()]
+}
+
+/// The linear DAE to t = 10 by `method` at `rtol = atol`: the largest error of
+/// `(y₁, y₂)` at the step ends.
+fn linear_errors(method: AdaptiveKind, rtol: f64) -> [f64; 2] {
+    let forces = WithMass::new(linear_dae, first_differential);
+    let mut y = [0.0, 0.0];
+    let mut worst = [0.0_f64; 2];
+    Adaptive::new(method)
+        .with_tolerances(Tolerances::new(rtol, rtol))
+        .solve_with(&mut y, &forces, 0.0, 10.0, |step| {
+            let exact = linear_exact(step.end_time());
+            for (worst, (y, exact)) in worst.iter_mut().zip(step.end().iter().zip(exact)) {
+                *worst = worst.max((y - exact).abs());
+            }
+        })
+        .unwrap();
+    worst
+}
+
+/// `method` on the linear DAE follows its closed form to the tolerance and converges
+/// with it.
+pub(super) fn assert_linear_dae_converges(method: AdaptiveKind) {
+    let errors = [1e-4, 1e-6, 1e-8].map(|rtol| linear_errors(method, rtol));
+    println!("{method}: worst errors at rtol 1e-4, 1e-6, 1e-8: {errors:?}");
+    for (rtol, worst) in [1e-4, 1e-6, 1e-8].iter().zip(&errors) {
+        assert!(worst[0] < 20.0 * rtol, "{method} rtol {rtol:e}: {worst:?}");
+        // y₂ = sin t is linear in y₂, but the Jacobian by finite differences has its row
+        // off by about √ε: each solve leaves that fraction of the residual, far below the
+        // tolerance.
+        assert!(worst[1] < 1e-6 * rtol, "{method} rtol {rtol:e}: {worst:?}");
+    }
+    // A hundredfold tighter tolerance, a much smaller error (tolerance proportionality:
+    // between 100 and 100^(3/4) for orders 3 to 5).
+    for pair in errors.windows(2) {
+        let ratio = pair[0][0] / pair[1][0];
+        assert!(ratio > 20.0, "{method}: error ratio {ratio} ({errors:?})");
+    }
+}
+
+/// `method` refuses the linear DAE from `y₂ = 10⁻³` (it should be `sin 0 = 0`), naming
+/// `y₂` and how many tolerances it is off, and leaves the state alone.
+pub(super) fn assert_inconsistent_start_refused(method: AdaptiveKind) {
+    let forces = WithMass::new(linear_dae, first_differential);
+    let mut y = [0.0, 1e-3];
+    let error = Adaptive::new(method)
+        .with_tolerances(Tolerances::new(1e-6, 1e-10))
+        .solve(&mut y, &forces, 0.0, 1.0)
+        .unwrap_err();
+    let AdaptiveError::StepFailed {
+        cause:
+            StepError::InconsistentStart {
+                coordinate,
+                correction,
+            },
+        ..
+    } = error
+    else {
+        panic!("{method}: {error:?}");
+    };
+    // Off by 10⁻³ where the tolerance is 10⁻¹⁰ + 10⁻⁶ · 10⁻³.
+    assert_eq!(coordinate, 1);
+    assert!((correction - 1e-3 / (1e-10 + 1e-9)).abs() < 1e-6 * correction);
+    assert_eq!(y, [0.0, 1e-3], "a refused run leaves the state alone");
+}
+
+/// `method` refuses `y₁' = y₂`, `0 = y₁ − sin t`, whose algebraic equation does not involve
+/// `y₂` (index 2), and leaves the state alone.
+pub(super) fn assert_index_two_refused(method: AdaptiveKind) {
+    let forces = WithMass::new(
+        |y: &[f64; 2], t: f64| [y[1], y[0] - t.sin()],
+        first_differential,
+    );
+    let mut y = [0.0, 1.0];
+    let error = Adaptive::new(method)
+        .solve(&mut y, &forces, 0.0, 1.0)
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            AdaptiveError::StepFailed {
+                cause: StepError::IndexAboveOne,
+                ..
+            }
+        ),
+        "{method}: {error:?}"
+    );
+    assert_eq!(y, [0.0, 1.0]);
 }
 
 #[test]

@@ -12,13 +12,14 @@
 //! - An inconsistent start and an index-2 system are refused.
 
 use super::dae::{
-    AT_40, first_differential, linear_dae, linear_exact, robertson_dae, robertson_jacobian,
-    two_differential,
+    AT_40, assert_inconsistent_start_refused, assert_index_two_refused,
+    assert_linear_dae_converges, first_differential, linear_dae, linear_exact, robertson_dae,
+    robertson_jacobian, two_differential,
 };
 use crate::common::log_log_slope;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    AdaptiveError, Integrator, Rodas4, Ros3p, StepError, Stepper, Tolerances, WithJacobian,
+    AdaptiveKind, Bdf, Integrator, Rodas4, Ros3p, StepError, Stepper, Tolerances, WithJacobian,
     WithMass,
 };
 
@@ -49,101 +50,16 @@ fn robertson_as_a_dae_by_rodas4_has_the_ode_solution_and_keeps_the_sum_to_roundi
     assert!(worst < 4.0 * f64::EPSILON, "|Σy − 1| = {worst:e}");
 }
 
-/// The largest error of the linear DAE's two unknowns over `[0, 10]` by `method`.
-fn linear_errors<M>(method: M, rtol: f64) -> [f64; 2]
-where
-    M: timestep::control::IntoAdaptive,
-    M::Method: timestep::control::AdaptiveMethod<[f64; 2]>,
-{
-    let forces = WithMass::new(linear_dae, first_differential);
-    let mut y = [0.0, 0.0];
-    let mut worst = [0.0_f64; 2];
-    Adaptive::new(method)
-        .with_tolerances(Tolerances::new(rtol, rtol))
-        .solve_with(&mut y, &forces, 0.0, 10.0, |step| {
-            let exact = linear_exact(step.end_time());
-            for (worst, (y, exact)) in worst.iter_mut().zip(step.end().iter().zip(exact)) {
-                *worst = worst.max((y - exact).abs());
-            }
-        })
-        .unwrap();
-    worst
-}
-
 #[test]
 fn a_linear_dae_follows_its_closed_form_and_converges_with_the_tolerance() {
-    for (name, errors) in [
-        (
-            "rodas4",
-            [1e-4, 1e-6, 1e-8].map(|rtol| linear_errors(Rodas4, rtol)),
-        ),
-        (
-            "ros3p",
-            [1e-4, 1e-6, 1e-8].map(|rtol| linear_errors(Ros3p, rtol)),
-        ),
-    ] {
-        println!("{name}: worst errors at rtol 1e-4, 1e-6, 1e-8: {errors:?}");
-        for (rtol, worst) in [1e-4, 1e-6, 1e-8].iter().zip(&errors) {
-            assert!(worst[0] < 20.0 * rtol, "{name} rtol {rtol:e}: {worst:?}");
-            // The algebraic unknown: its equation is linear, and each stage solves its
-            // row, up to the √ε error of a Jacobian by differences.
-            assert!(worst[1] < 1e-6 * rtol, "{name} rtol {rtol:e}: {worst:?}");
-        }
-        // A hundredfold tighter tolerance, a much smaller error.
-        for pair in errors.windows(2) {
-            let ratio = pair[0][0] / pair[1][0];
-            assert!(ratio > 20.0, "{name}: error ratio {ratio} ({errors:?})");
-        }
-    }
+    assert_linear_dae_converges(AdaptiveKind::Rodas4(Rodas4.rosenbrock()));
+    assert_linear_dae_converges(AdaptiveKind::Ros3p(Ros3p.rosenbrock()));
 }
 
 #[test]
-fn an_inconsistent_start_is_refused_by_rodas4() {
-    let forces = WithMass::new(linear_dae, first_differential);
-    // y₂ should be sin 0 = 0.
-    let mut y = [0.0, 1e-3];
-    let error = Adaptive::new(Rodas4)
-        .with_tolerances(Tolerances::new(1e-6, 1e-10))
-        .solve(&mut y, &forces, 0.0, 1.0)
-        .unwrap_err();
-    let AdaptiveError::StepFailed {
-        cause:
-            StepError::InconsistentStart {
-                coordinate,
-                correction,
-            },
-        ..
-    } = error
-    else {
-        panic!("{error:?}");
-    };
-    // Off by 10⁻³ where the tolerance is 10⁻¹⁰ + 10⁻⁶ · 10⁻³.
-    assert_eq!(coordinate, 1);
-    assert!((correction - 1e-3 / (1e-10 + 1e-9)).abs() < 1e-6 * correction);
-    assert_eq!(y, [0.0, 1e-3], "a refused run leaves the state alone");
-}
-
-/// `y₁' = y₂`, `0 = y₁ − sin t`: the algebraic equation does not involve `y₂` (index 2).
-#[test]
-fn an_index_two_system_is_refused_by_rodas4() {
-    let forces = WithMass::new(
-        |y: &[f64; 2], t: f64| [y[1], y[0] - t.sin()],
-        first_differential,
-    );
-    let mut y = [0.0, 1.0];
-    let error = Adaptive::new(Rodas4)
-        .solve(&mut y, &forces, 0.0, 1.0)
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            AdaptiveError::StepFailed {
-                cause: StepError::IndexAboveOne,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
+fn an_inconsistent_start_and_an_index_two_system_are_refused() {
+    assert_inconsistent_start_refused(AdaptiveKind::Rodas4(Rodas4.rosenbrock()));
+    assert_index_two_refused(AdaptiveKind::Rodas4(Rodas4.rosenbrock()));
 }
 
 #[test]
@@ -178,7 +94,7 @@ fn a_linear_dae_at_fixed_steps_converges_at_order_four() {
 /// event): the state there is read from the dense output, whose algebraic unknown is off
 /// its equation by the interpolant's error, and the run goes on from it without a second
 /// start check (which would refuse it at a tight tolerance).
-fn linear_with_events(method: timestep::AdaptiveKind) -> (usize, [f64; 2]) {
+fn linear_with_events(method: AdaptiveKind) -> (usize, [f64; 2]) {
     use timestep::adaptive::Event;
     let forces = WithMass::new(linear_dae, first_differential);
     let mut crossings = 0;
@@ -199,7 +115,6 @@ fn linear_with_events(method: timestep::AdaptiveKind) -> (usize, [f64; 2]) {
 
 #[test]
 fn runs_cut_at_events_go_on_from_the_dense_output() {
-    use timestep::{AdaptiveKind, Bdf};
     for method in [
         AdaptiveKind::Rodas4(Rodas4.rosenbrock()),
         AdaptiveKind::Bdf(Bdf::new()),
