@@ -30,10 +30,11 @@
 //! index: at index 1 `Radau5::consistent_start` solves `λ(0)` from the algebraic equation
 //! (0 here); at index 2 and 3 that equation does not contain `λ` (`consistent_start`
 //! refuses it, a singular Jacobian) and `λ(0) = 0` is the index-1 equation's value.
-//! `bdf` exits 2: the BDF takes no mass matrix yet.
+//! `bdf` solves the index-1 form the same way (the BDF with the mass matrix; from the same
+//! completed start); at index 2 and 3 it exits 2, as it has no index scaling.
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`rattle`, `radau5`), `--index 1|2|3` (radau5's DAE), `--rtol` (radau5: the relative and
+//! (`rattle`, `radau5`, `bdf`), `--index 1|2|3` (the DAE's), `--rtol` (radau5, bdf: the relative and
 //! absolute tolerance; rattle: the tolerance of its constraint solve,
 //! `|x² + y² − 1| / 2 ≤ rtol`), `--dt` (rattle's step; radau5 picks its own), `--duration`
 //! and `--every` (the time between rows).
@@ -58,7 +59,8 @@ use pendulum::{G, Index};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use timestep::adaptive::{Adaptive, Event};
-use timestep::{InPlace, Integrator, Particles, Rattle, Rod, Rods, Statistics, Tolerances};
+use timestep::control::{AdaptiveMethod, IntoAdaptive};
+use timestep::{Bdf, InPlace, Integrator, Particles, Rattle, Rod, Rods, Statistics, Tolerances};
 
 const PROGRAM: &str = "pendulum_dae";
 
@@ -162,22 +164,25 @@ fn rattle(tolerance: f64, mut schedule: Schedule, out: &mut impl Write) -> Resul
     Ok(summary)
 }
 
-/// Radau5 on the DAE of `index` from the horizontal, a row at each of `times` (from 0 to
-/// the end) to `out`; the crossings of `x = 0` located as events.
-fn radau5(
+/// `method` (Radau5 or the BDF) on the DAE of `index` from the horizontal, a row at each
+/// of `times` (from 0 to the end) to `out`; the crossings of `x = 0` located as events.
+fn dae<M: IntoAdaptive>(
+    method: M,
     index: Index,
     rtol: f64,
     times: &[f64],
     out: &mut impl Write,
-) -> Result<(Summary, Statistics), String> {
+) -> Result<(Summary, Statistics), String>
+where
+    M::Method: AdaptiveMethod<[f64; 5]> + Clone,
+{
     let forces = pendulum::Pendulum(index);
-    let method = pendulum::radau5(index);
     let mut start = pendulum::START;
     if index == Index::One {
         // λ from its equation, by Newton's method (at rest on the horizontal, 0). At
         // index 2 and 3 the algebraic equation does not contain λ: START's is the
         // index-1 equation's.
-        method
+        pendulum::radau5(index)
             .consistent_start(&mut start, &forces, 0.0)
             .map_err(|error| format!("consistent start: {error}"))?;
     }
@@ -206,19 +211,19 @@ fn main() -> ExitCode {
         Flag::new(
             "--method",
             "NAME",
-            "rattle or radau5 (bdf takes no mass matrix yet)",
+            "rattle, radau5 or bdf (bdf: index 1 only)",
             "rattle",
         ),
         Flag::new(
             "--index",
             "1|2|3",
-            "the DAE's index for radau5 (rattle holds position and velocity constraints)",
+            "the DAE's index for radau5 and bdf (rattle holds position and velocity constraints)",
             3,
         ),
         Flag::new(
             "--rtol",
             "TOL",
-            "the tolerance, > 0 (radau5: rtol = atol; rattle: of its constraint solve, |x^2 + y^2 - 1| / 2)",
+            "the tolerance, > 0 (radau5, bdf: rtol = atol; rattle: of its constraint solve, |x^2 + y^2 - 1| / 2)",
             "1e-8",
         ),
         Flag::new("--dt", "DT", "rattle's time step, > 0", "1e-3"),
@@ -251,10 +256,13 @@ fn main() -> ExitCode {
         }
     }
     cli::known_method(PROGRAM, &method, &["rattle", "radau5", "bdf"]);
-    if method == "bdf" {
+    if method == "bdf" && index != Index::One {
         cli::fail(
             PROGRAM,
-            "--method bdf is not available yet: the BDF takes no mass matrix (issue 27); use --method radau5 or rattle",
+            format!(
+                "--method bdf solves index 1 only (it has no index-2/3 error scaling), got --index {}; use --index 1 or --method radau5",
+                index.number()
+            ),
         );
     }
     let schedule = Schedule::new(PROGRAM, duration, dt, every, cli::MAX_STEPS);
@@ -272,10 +280,14 @@ fn main() -> ExitCode {
         )
     } else {
         let times: Vec<f64> = (0..=rows.steps).map(|i| rows.time(i)).collect();
+        let result = if method == "bdf" {
+            dae(Bdf::new(), index, rtol, &times, &mut out)
+        } else {
+            dae(pendulum::radau5(index), index, rtol, &times, &mut out)
+        };
         (
-            format!("radau5 index {}, rtol {rtol:e}", index.number()),
-            radau5(index, rtol, &times, &mut out)
-                .map(|(summary, statistics)| (summary, Some(statistics))),
+            format!("{method} index {}, rtol {rtol:e}", index.number()),
+            result.map(|(summary, statistics)| (summary, Some(statistics))),
         )
     };
     if out.flush().is_err() {
