@@ -13,6 +13,9 @@ use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::One;
 
+/// `√ε` of `f64`, `2⁻²⁶` (a constant: `sqrt` is not in `core`).
+const ROOT_EPSILON: f64 = 1.0 / 67_108_864.0;
+
 /// The coefficients of an `S`-stage Rosenbrock method with an embedded error estimate, in
 /// the form Hairer and Wanner transform it to so that a step needs no matrix–vector
 /// products (Solving ODEs II, 2nd ed., IV.7, eq. (7.4′); the form rodas.f uses):
@@ -543,7 +546,7 @@ impl<const N: usize> Rosenbrock<N> {
                 // At a fixed step there is no tolerance: √ε (10⁻⁸ in f64), absolute.
                 let scale = |i: usize| match floor(i).to_f64() {
                     scale if scale > 0.0 => scale,
-                    _ => f64::EPSILON.sqrt(),
+                    _ => ROOT_EPSILON,
                 };
                 let relative = |i: usize| correction[i].to_f64().abs() / scale(i);
                 if let Some(error) = mass::inconsistency(correction.len(), relative) {
