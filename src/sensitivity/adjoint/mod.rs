@@ -245,11 +245,16 @@ impl<M, P> Adjoint<M, P> {
         let mut parameter_gradient = vec![V::Scalar::zero(); parameters.len()];
         let mut lambda = y0.zero_like();
         let mut pending = samples.len();
+        let stretches = checkpoints.len() / A::CHECKPOINT_STATES;
         for (c, checkpoint) in checkpoints.chunks(A::CHECKPOINT_STATES).enumerate().rev() {
             let first = c * interval;
             let last = (first + interval).min(steps.len());
-            states[0].assign(&checkpoint[0]);
-            for n in first..last {
+            // The steps taken again from the start left the last stretch in the buffers.
+            let kept = A::TAKES_STEPS_AGAIN && c + 1 == stretches;
+            if !kept {
+                states[0].assign(&checkpoint[0]);
+            }
+            for n in (first..last).filter(|_| !kept) {
                 let i = n - first;
                 let (done, after) = states.split_at_mut(i + 1);
                 let next = if n + 1 < last { after.first_mut() } else { None };
