@@ -279,7 +279,8 @@ fn bfgs_update(h: [[f64; 3]; 3], s: [f64; 3], y: [f64; 3], curvature: f64) -> [[
     let mut out = h;
     for i in 0..3 {
         for j in 0..3 {
-            out[i][j] += -rho * (s[i] * hy[j] + hy[i] * s[j]) + (rho * rho * yhy + rho) * s[i] * s[j];
+            out[i][j] +=
+                -rho * (s[i] * hy[j] + hy[i] * s[j]) + (rho * rho * yhy + rho) * s[i] * s[j];
         }
     }
     out

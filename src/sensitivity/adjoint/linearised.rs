@@ -1,8 +1,8 @@
 //! [`Linearised`]: a model at fixed parameters, its rate and the products with its
 //! Jacobians that a backward sweep asks for, counted.
 
-use crate::sensitivity::Model;
 use crate::Vector;
+use crate::sensitivity::Model;
 use alloc::vec;
 use alloc::vec::Vec;
 use num_traits::{Float, One, Zero};
@@ -141,7 +141,8 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
         let step = V::Scalar::epsilon().sqrt() * x.abs().max(one);
         self.probe.set_component(j, x + step);
         let step = self.probe.component(j) - x; // the step as represented
-        self.model.rate(&self.probe, self.parameters, t, &mut self.column);
+        self.model
+            .rate(&self.probe, self.parameters, t, &mut self.column);
         self.evaluations += 1;
         self.column.add_scaled_assign(&self.rate, -one);
         self.column.scale_assign(one / step);

@@ -23,10 +23,12 @@ use num_traits::{Float, One, Zero};
 
 /// The gradient of a scalar function of the solution, `L = Σₖ gₖ(y(tₖ))` (a final value,
 /// or a sum over sample times), with respect to every parameter and the initial value, by
-/// the discrete adjoint of the explicit pair that solved it.
+/// the discrete adjoint of the method that solved it: an explicit pair
+/// ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …) or [`Radau5`](crate::Radau5) (see
+/// [`AdjointMethod`]).
 ///
-/// A forward solve with the pair under error control records its steps; the adjoint then
-/// runs the steps backwards. For one step `y₊ = y + h Σᵢ bᵢ kᵢ` with stages
+/// A forward solve with the method under error control records its steps; the adjoint then
+/// runs the steps backwards. For one step of an explicit pair `y₊ = y + h Σᵢ bᵢ kᵢ` with stages
 /// `kᵢ = f(t + cᵢh, Yᵢ, p)`, `Yᵢ = y + h Σⱼ aᵢⱼ kⱼ`, and `λ = ∂L/∂y₊`:
 ///
 /// ```text
@@ -42,14 +44,32 @@ use num_traits::{Float, One, Zero};
 /// instead of one sensitivity each. Each stage costs one [`Model::cotangent`] (give it:
 /// without it each is built from `n + p` evaluations).
 ///
+/// **Radau5.** The same formulas hold for an implicit Runge–Kutta step with the sum over
+/// every stage, `uᵢ = h bᵢ λ + h Σⱼ aⱼᵢ Jⱼᵀ uⱼ`: one linear system of `3n` unknowns per
+/// step, solved by dense LU (`O((3n)³)` per step, for small and moderate `n`), with the
+/// stage Jacobians read a row per cotangent (the derivation is in
+/// `src/sensitivity/adjoint/radau5.rs`). Radau5's Newton iteration stops at a fraction
+/// of the tolerance, so the adjoint differentiates the steps with their stage equations
+/// solved exactly: after the forward solve every step is taken again from `y0` and its
+/// stage equations solved to round-off (Newton's method with the exact `3n × 3n` matrix,
+/// from the forward solve's stages), and the checkpoints, the samples (and so what
+/// `loss_gradient` sees) are those states. It then equals forward sensitivities of
+/// Radau5 over the same steps with the stages solved tightly, to round-off. Give the
+/// model a [`Model::cotangent`]: each stage Jacobian costs `n` of them (`n + 1`
+/// evaluations without). A step whose stage equations cannot be solved again is
+/// [`SensitivityError::StagesNotSolved`]. Costs, on Robertson's kinetics
+/// (`benches/sensitivity.rs`): about 8 plain solves.
+///
 /// **Checkpoints.** The forward solve keeps the state at every `K`-th step
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the
 /// times of all steps; the backward sweep recomputes each stretch of `K` steps from its
 /// checkpoint, then each step's stages. Memory: `⌈N/K⌉ + K` states for `N` steps, two
 /// scalars per step, one state per sample time, and `3s + 6` states of scratch for an
-/// `s`-stage pair; nothing is allocated per step. Work: the forward solve, then about
-/// two more evaluations and one cotangent per stage and step (one evaluation fewer with
-/// `K = 1`, which keeps every state).
+/// `s`-stage pair (for Radau5 three more states per checkpoint, the stages of a stretch,
+/// `3K` states, and `12 n²` numbers); nothing is allocated per step. Work for a pair: the
+/// forward solve, then about two more evaluations and one cotangent per stage and step
+/// (one evaluation fewer with `K = 1`, which keeps every state); for Radau5, two Newton
+/// solves of each step's stages (one for the stretch's last) and one transposed system.
 ///
 /// # Example
 ///
@@ -141,9 +161,10 @@ impl<M, P> Adjoint<M, P> {
     }
 
     /// Solves from `y0` at `t0` through `times` with `solver` (its tolerances, first step
-    /// and limits), calls `loss_gradient(k, tₖ, y(tₖ), out)` at each sample time to have
-    /// `∂gₖ/∂y` written into `out` (zero on entry; leave it zero for a time that does not
-    /// count), and returns the gradient of `L = Σₖ gₖ(y(tₖ))`.
+    /// and limits), calls `loss_gradient(k, tₖ, y(tₖ), out)` for each sample time, in
+    /// order, after the forward solve, to have `∂gₖ/∂y` written into `out` (zero on entry;
+    /// leave it zero for a time that does not count), and returns the gradient of
+    /// `L = Σₖ gₖ(y(tₖ))`.
     ///
     /// Each stretch between sample times is a solve of its own that lands on the sample
     /// (a time equal to the one before, or to `t0`, adds a sample without steps).
@@ -153,7 +174,9 @@ impl<M, P> Adjoint<M, P> {
     /// [`SensitivityError::InvalidTimes`] when `t0` or a time is not finite, or `times` is
     /// empty or not ordered forward from `t0` (each at or after the one before, the first
     /// at or after `t0`); [`SensitivityError::Solve`] when the forward solve stops (too
-    /// many steps, a step too small, a non-finite rate: the solver's error says which).
+    /// many steps, a step too small, a non-finite rate: the solver's error says which);
+    /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step
+    /// cannot be solved again to round-off (a non-finite Jacobian, a singular matrix).
     pub fn gradient<V, A, G>(
         &self,
         solver: &mut Adaptive<V, A>,
@@ -205,9 +228,7 @@ impl<M, P> Adjoint<M, P> {
         }
 
         let stretch = interval.min(steps.len()).max(1);
-        let mut backward = solver
-            .method()
-            .backward(y0, stretch, parameters.len());
+        let mut backward = solver.method().backward(y0, stretch, parameters.len());
         let mut model = Linearised::new(&self.model, parameters, y0);
         let mut states = vec![y0.zero_like(); stretch];
         if A::TAKES_STEPS_AGAIN {
@@ -220,12 +241,23 @@ impl<M, P> Adjoint<M, P> {
                 let last = (first + interval).min(steps.len());
                 checkpoint[0].assign(&carried);
                 states[0].assign(&carried);
-                for n in first..last {
-                    let i = n - first;
+                for (i, &(t, h)) in steps[first..last].iter().enumerate() {
+                    let n = first + i;
                     let (done, after) = states.split_at_mut(i + 1);
-                    let next = if n + 1 < last { &mut after[0] } else { &mut carried };
-                    let (t, h) = steps[n];
-                    backward.advance(&mut model, i, checkpoint, &done[i], t, h, Some(&mut *next))?;
+                    let next = if n + 1 < last {
+                        &mut after[0]
+                    } else {
+                        &mut carried
+                    };
+                    backward.advance(
+                        &mut model,
+                        i,
+                        checkpoint,
+                        &done[i],
+                        t,
+                        h,
+                        Some(&mut *next),
+                    )?;
                     while sample < samples.len() && samples[sample].0 == n + 1 {
                         samples[sample].1.assign(next);
                         sample += 1;
@@ -257,7 +289,11 @@ impl<M, P> Adjoint<M, P> {
             for n in (first..last).filter(|_| !kept) {
                 let i = n - first;
                 let (done, after) = states.split_at_mut(i + 1);
-                let next = if n + 1 < last { after.first_mut() } else { None };
+                let next = if n + 1 < last {
+                    after.first_mut()
+                } else {
+                    None
+                };
                 let (t, h) = steps[n];
                 backward.advance(&mut model, i, checkpoint, &done[i], t, h, next)?;
             }
@@ -268,7 +304,15 @@ impl<M, P> Adjoint<M, P> {
                 }
                 let (t, h) = steps[n];
                 let i = n - first;
-                backward.adjoint(&mut model, i, &states[i], t, h, &mut lambda, &mut parameter_gradient)?;
+                backward.adjoint(
+                    &mut model,
+                    i,
+                    &states[i],
+                    t,
+                    h,
+                    &mut lambda,
+                    &mut parameter_gradient,
+                )?;
             }
         }
         for (_, sample) in &samples[..pending] {

@@ -173,12 +173,21 @@ impl<V: Vector> Radau5Backward<V> {
 
     /// Factors the `3n × 3n` matrix with block `(i, j)` equal to `δᵢⱼ I − h a Jⱼ` (with
     /// `Jⱼ` transposed when `transposed`), `a = aⱼᵢ` when `transposed`, else `aᵢⱼ`.
-    fn factor(&mut self, h: V::Scalar, transposed: bool, time: V::Scalar) -> Result<(), SensitivityError> {
+    fn factor(
+        &mut self,
+        h: V::Scalar,
+        transposed: bool,
+        time: V::Scalar,
+    ) -> Result<(), SensitivityError> {
         let n = self.n;
         let size = 3 * n;
         for i in 0..3 {
             for j in 0..3 {
-                let a = if transposed { self.a[j][i] } else { self.a[i][j] };
+                let a = if transposed {
+                    self.a[j][i]
+                } else {
+                    self.a[i][j]
+                };
                 let ha = h * V::Scalar::from_f64(a);
                 let jacobian = &self.jacobians[j * n * n..(j + 1) * n * n];
                 for r in 0..n {
@@ -198,8 +207,7 @@ impl<V: Vector> Radau5Backward<V> {
                 }
             }
         }
-        dense::factor(&mut self.matrix, &mut self.pivots, size)
-            .map_err(|_| not_solved(time))
+        dense::factor(&mut self.matrix, &mut self.pivots, size).map_err(|_| not_solved(time))
     }
 
     /// The Newton start for step `index`: the checkpoint's stages, or the step before's
@@ -282,7 +290,10 @@ impl<V: Vector> BackwardStep<V> for Radau5Backward<V> {
                     let correction = self.vector[i * n + r];
                     let value = z.component(r) + correction;
                     z.set_component(r, value);
-                    let scale = (y.component(r) + value).abs().max(y.component(r).abs()).max(tiny);
+                    let scale = (y.component(r) + value)
+                        .abs()
+                        .max(y.component(r).abs())
+                        .max(tiny);
                     size = size.max(correction.abs() / scale);
                 }
             }
@@ -344,7 +355,13 @@ impl<V: Vector> BackwardStep<V> for Radau5Backward<V> {
             self.stage
                 .add_scaled_assign(&self.stages[3 * index + i], V::Scalar::one());
             let ti = t + V::Scalar::from_f64(self.c[i]) * h;
-            model.cotangent(&self.stage, ti, &self.weights[i], &mut self.mu, &mut self.parameter_part);
+            model.cotangent(
+                &self.stage,
+                ti,
+                &self.weights[i],
+                &mut self.mu,
+                &mut self.parameter_part,
+            );
             lambda.add_scaled_assign(&self.mu, V::Scalar::one());
             for (sum, part) in gradient.iter_mut().zip(&self.parameter_part) {
                 *sum = *sum + *part;

@@ -27,7 +27,7 @@ use robertson::{ROBERTSON_K, Robertson};
 
 /// The steps `(t, h)` of the adjoint's forward solve (a solve per stretch between sample
 /// times), and after how many steps each sample falls.
-fn steps_of<V: Vector, M: Model<V>>(
+fn steps_of<V, M: Model<V>>(
     model: &M,
     parameters: &[f64],
     solver: &mut Adaptive<V, Radau5>,
@@ -105,7 +105,11 @@ fn forward_gradient<V: Vector<Scalar = f64>, const BLOCKS: usize>(
             at_samples
                 .iter()
                 .zip(weights)
-                .map(|(y, w)| (0..w.dim()).map(|j| w.component(j) * y[i].component(j)).sum::<f64>())
+                .map(|(y, w)| {
+                    (0..w.dim())
+                        .map(|j| w.component(j) * y[i].component(j))
+                        .sum::<f64>()
+                })
                 .sum()
         })
         .collect()
@@ -127,7 +131,8 @@ fn assert_all_close(adjoint: &[f64], forward: &[f64], relative: f64) {
     let scale = forward.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
     for (a, f) in adjoint.iter().zip(forward) {
         assert!(
-            (a - f).abs() <= relative * scale.max(f.abs()) && (a - f).abs() <= relative * f.abs().max(1e-3 * scale),
+            (a - f).abs() <= relative * scale.max(f.abs())
+                && (a - f).abs() <= relative * f.abs().max(1e-3 * scale),
             "adjoint {adjoint:?}\nforward {forward:?}"
         );
     }
@@ -167,37 +172,35 @@ fn spring_gradient_matches_the_closed_form_when_solved_tightly() {
         })
         .unwrap();
     let adjoint = adjoint_gradient(&gradient);
-    for which in 0..4 {
-        assert_relative_eq!(adjoint[which], spring_exact(which, t)[0], max_relative = 1e-7);
+    for (which, &value) in adjoint.iter().enumerate() {
+        assert_relative_eq!(value, spring_exact(which, t)[0], max_relative = 1e-7);
     }
 }
 
 /// Robertson's concentrations at `times`, "measured" as the solution at `ROBERTSON_K`
-/// scaled by `1 ± 2%` alternately, and the least-squares loss `½ Σₖ Σⱼ ((yⱼ − dⱼ)/dⱼ)²`'s
-/// gradient in `y(tₖ)`.
-fn kinetics_loss(times: &[f64]) -> (Vec<[f64; 3]>, impl Fn(usize, f64, &[f64; 3], &mut [f64; 3])) {
+/// scaled by `1 ± 2%` alternately.
+fn kinetics_data(times: &[f64]) -> Vec<[f64; 3]> {
     let theta = ROBERTSON_K.map(f64::ln);
     let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-10, 1e-14));
-    let mut data = Vec::new();
-    let (mut y, mut t) = ([1.0, 0.0, 0.0], 0.0);
     let rate = |y: &[f64; 3], t: f64| {
         let mut out = [0.0; 3];
         Robertson.rate(y, &theta, t, &mut out);
         out
     };
+    let (mut y, mut t) = ([1.0, 0.0, 0.0], 0.0);
+    let mut data = Vec::new();
     for (k, &sample) in times.iter().enumerate() {
         solver.solve(&mut y, &rate, t, sample).unwrap();
         t = sample;
         let factor = if k % 2 == 0 { 1.02 } else { 0.98 };
         data.push(y.map(|x| x * factor));
     }
-    let owned = data.clone();
-    let loss = move |k: usize, _t: f64, y: &[f64; 3], out: &mut [f64; 3]| {
-        for j in 0..3 {
-            out[j] = (y[j] - owned[k][j]) / (owned[k][j] * owned[k][j]);
-        }
-    };
-    (data, loss)
+    data
+}
+
+/// The least-squares loss `½ Σₖ Σⱼ ((yⱼ − dⱼ)/dⱼ)²`'s gradient in `y(tₖ)`.
+fn least_squares(data: &[[f64; 3]]) -> impl Fn(usize, f64, &[f64; 3], &mut [f64; 3]) + '_ {
+    move |k, _, y, out| *out = [0, 1, 2].map(|j| (y[j] - data[k][j]) / (data[k][j] * data[k][j]))
 }
 
 /// `Σₖ ½ Σⱼ ((yⱼ − dⱼ)/dⱼ)²`'s gradient in `y` at each sample, for `forward_gradient`.
@@ -213,7 +216,8 @@ const KINETICS_TIMES: [f64; 4] = [0.4, 4.0, 40.0, 400.0];
 #[test]
 fn robertson_sum_over_samples_is_the_forward_sensitivity_of_the_same_steps() {
     let theta = ROBERTSON_K.map(f64::ln);
-    let (data, loss) = kinetics_loss(&KINETICS_TIMES);
+    let data = kinetics_data(&KINETICS_TIMES);
+    let loss = least_squares(&data);
     let y0 = [1.0, 0.0, 0.0];
     let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-6, 1e-10));
     let gradient = Adjoint::new(Robertson, theta)
@@ -232,7 +236,8 @@ fn robertson_sum_over_samples_is_the_forward_sensitivity_of_the_same_steps() {
 #[test]
 fn robertson_gradient_matches_central_differences_of_tight_solves() {
     let theta = ROBERTSON_K.map(f64::ln);
-    let (data, loss) = kinetics_loss(&KINETICS_TIMES);
+    let data = kinetics_data(&KINETICS_TIMES);
+    let loss = least_squares(&data);
     let y0 = [1.0, 0.0, 0.0];
     let tolerances = Tolerances::new(1e-12, 1e-18);
     let gradient = Adjoint::new(Robertson, theta)
@@ -256,7 +261,9 @@ fn robertson_gradient_matches_central_differences_of_tight_solves() {
         for (k, &sample) in KINETICS_TIMES.iter().enumerate() {
             solver.solve(&mut y, &rate, t, sample).unwrap();
             t = sample;
-            sum += (0..3).map(|j| 0.5 * ((y[j] - data[k][j]) / data[k][j]).powi(2)).sum::<f64>();
+            sum += (0..3)
+                .map(|j| 0.5 * ((y[j] - data[k][j]) / data[k][j]).powi(2))
+                .sum::<f64>();
         }
         sum
     };
@@ -275,7 +282,8 @@ fn robertson_gradient_matches_central_differences_of_tight_solves() {
 #[test]
 fn the_checkpoint_interval_changes_nothing_but_round_off() {
     let theta = ROBERTSON_K.map(f64::ln);
-    let (_, loss) = kinetics_loss(&KINETICS_TIMES);
+    let data = kinetics_data(&KINETICS_TIMES);
+    let loss = least_squares(&data);
     let y0 = [1.0, 0.0, 0.0];
     let at = |interval: usize| {
         let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-6, 1e-10));
@@ -286,7 +294,11 @@ fn the_checkpoint_interval_changes_nothing_but_round_off() {
             .unwrap()
     };
     let every = at(1);
-    assert!(every.statistics.accepted > 40, "{}", every.statistics.accepted);
+    assert!(
+        every.statistics.accepted > 40,
+        "{}",
+        every.statistics.accepted
+    );
     let every = adjoint_gradient(&every);
     for interval in [3, 32, usize::MAX] {
         assert_all_close(&adjoint_gradient(&at(interval)), &every, 1e-12);
