@@ -14,6 +14,35 @@ use alloc::vec::Vec;
 /// one step is taken again and taken back.
 ///
 /// Sealed: its items are the crate's own.
+///
+/// # Example
+///
+/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5: `L = y(t)` has
+/// `∂L/∂k = −t y(t)`.
+///
+/// ```
+/// use timestep::sensitivity::{Adjoint, Model};
+/// use timestep::{Adaptive, Radau5, Tolerances};
+///
+/// struct Decay;
+/// impl Model<f64> for Decay {
+///     fn rate(&self, y: &f64, p: &[f64], _t: f64, out: &mut f64) {
+///         *out = -p[0] * y;
+///     }
+///     fn cotangent(&self, y: &f64, p: &[f64], _t: f64, w: &f64, out_y: &mut f64, out_p: &mut [f64]) -> bool {
+///         *out_y = -p[0] * w;
+///         out_p[0] = -y * w;
+///         true
+///     }
+/// }
+///
+/// let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
+/// let end = (-10.0_f64).exp();
+/// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
+/// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
+/// # Ok::<(), timestep::sensitivity::SensitivityError>(())
+/// ```
 pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed {
     /// What takes a step again and back.
     #[doc(hidden)]
