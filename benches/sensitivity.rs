@@ -12,6 +12,12 @@
 //! (checkpoints every 32 steps), `adjoint-all` keeping every state. The target is at most
 //! 6 times the plain solve.
 //!
+//! And what the adjoint costs under Radau5: Robertson's kinetics with `θ = ln k`
+//! (examples/problems/robertson.rs) from (1, 0, 0) to t = 400 at tolerances 10⁻⁶
+//! (absolute 10⁻¹⁰), `L = c(400)`: `robertson` the plain solve, `robertson-adjoint` the
+//! gradient with respect to the three `ln k` and the initial values (checkpoints every 32
+//! steps).
+//!
 //! With `SENSITIVITY_PROFILE` set to one of the cases' names the binary runs
 //! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
 //! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
@@ -24,7 +30,7 @@ use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Model, WithRespectTo};
-use timestep::{Adaptive, Dopri5, Statistics, Tolerances};
+use timestep::{Adaptive, Dopri5, Radau5, Statistics, Tolerances};
 
 const K: f64 = 4.0;
 const B: f64 = 0.5;
@@ -41,6 +47,47 @@ mod linear;
 use linear::Linear;
 
 const LINEAR_END: f64 = 5.0;
+
+#[path = "../examples/problems/robertson.rs"]
+mod robertson;
+use robertson::{ROBERTSON_K, Robertson};
+
+const ROBERTSON_END: f64 = 400.0;
+const ROBERTSON_TOLERANCES: Tolerances = Tolerances::new(1e-6, 1e-10);
+
+/// Robertson's plain solve under Radau5, its rate as a closure.
+#[inline(never)]
+fn robertson_plain() -> Statistics {
+    let theta = ROBERTSON_K.map(f64::ln);
+    let forces = |y: &[f64; 3], t: f64| {
+        let mut out = [0.0; 3];
+        Robertson.rate(y, &theta, t, &mut out);
+        out
+    };
+    let mut y = [1.0, 0.0, 0.0];
+    Adaptive::new(Radau5::new())
+        .with_tolerances(ROBERTSON_TOLERANCES)
+        .solve(&mut y, &forces, 0.0, ROBERTSON_END)
+        .expect("Robertson solves")
+}
+
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under Radau5.
+#[inline(never)]
+fn robertson_adjoint() -> Statistics {
+    let mut solver = Adaptive::new(Radau5::new()).with_tolerances(ROBERTSON_TOLERANCES);
+    let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
+        .expect("finite parameters")
+        .gradient(
+            &mut solver,
+            &[1.0, 0.0, 0.0],
+            0.0,
+            &[ROBERTSON_END],
+            |_, _, _, out| *out = [0.0, 0.0, 1.0],
+        )
+        .expect("Robertson solves");
+    black_box(&gradient.parameters);
+    gradient.statistics
+}
 
 /// The linear system's plain solve, its rate as a closure.
 #[inline(never)]
@@ -140,17 +187,22 @@ fn case(name: &str) -> (u64, u64) {
         "linear" => linear_plain(&linear::parameters()),
         "adjoint" => linear_adjoint(&linear::parameters(), 32),
         "adjoint-all" => linear_adjoint(&linear::parameters(), 1),
-        _ => panic!("SENSITIVITY_PROFILE is one of {CASES:?} or {ADJOINT_CASES:?}, not {name:?}"),
+        "robertson" => robertson_plain(),
+        "robertson-adjoint" => robertson_adjoint(),
+        _ => panic!(
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?} or {STIFF_CASES:?}, not {name:?}"
+        ),
     };
     (statistics.accepted, statistics.rejected)
 }
 
 const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
 const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
+const STIFF_CASES: [&str; 2] = ["robertson", "robertson-adjoint"];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
-    for name in CASES.iter().chain(&ADJOINT_CASES) {
+    for name in CASES.iter().chain(&ADJOINT_CASES).chain(&STIFF_CASES) {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
@@ -177,6 +229,9 @@ fn main() {
     }
     for name in ADJOINT_CASES {
         assert_eq!(case(name), case("linear"), "{name}");
+    }
+    for name in STIFF_CASES {
+        assert_eq!(case(name), case("robertson"), "{name}");
     }
     sensitivity();
     Criterion::default().configure_from_args().final_summary();

@@ -4,7 +4,7 @@
 mod adaptive_kind;
 mod explicit_rk;
 mod exponential_euler;
-mod implicit;
+pub(crate) mod implicit;
 mod method;
 mod multistep;
 mod nystrom;

@@ -43,6 +43,14 @@ pub enum SensitivityError {
     InvalidTimes,
     /// An adjoint gradient's forward solve stopped: why.
     Solve(AdaptiveError),
+    /// The backward sweep of an implicit method's adjoint could not solve the stage
+    /// equations of the step from `time` again to round-off (Newton's method did not
+    /// converge in 20 iterations, met a non-finite value, or its matrix was singular):
+    /// the forward solve's tolerances were too loose for the step to be well defined.
+    StagesNotSolved {
+        /// When the step began.
+        time: f64,
+    },
 }
 
 impl fmt::Display for SensitivityError {
@@ -69,6 +77,11 @@ impl fmt::Display for SensitivityError {
                 "sample times must be finite, not empty, and ordered forward from the start",
             ),
             SensitivityError::Solve(error) => write!(f, "the forward solve stopped: {error}"),
+            SensitivityError::StagesNotSolved { time } => write!(
+                f,
+                "the adjoint could not solve the stage equations of the step from t = {} again",
+                Number(time)
+            ),
         }
     }
 }

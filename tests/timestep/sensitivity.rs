@@ -533,3 +533,4 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 }
 
 mod adjoint;
+mod adjoint_radau5;

@@ -8,7 +8,7 @@ mod implicit_midpoint;
 mod mass;
 mod newmark;
 mod newton;
-mod radau5;
+pub(crate) mod radau5;
 mod settings;
 mod trapezoid;
 mod with_jacobian;

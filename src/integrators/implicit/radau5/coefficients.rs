@@ -54,8 +54,7 @@ pub(crate) fn nodes() -> [f64; 3] {
 }
 
 /// The Runge–Kutta matrix `A`, from its closed form (the tests check the
-/// transformation against it; a step never needs it).
-#[cfg(test)]
+/// transformation against it; a step never needs it, the discrete adjoint does).
 pub(crate) fn matrix() -> [[f64; 3]; 3] {
     let (sq6, _, _) = roots();
     [

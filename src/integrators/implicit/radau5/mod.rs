@@ -16,6 +16,7 @@ mod fixed;
 mod memory;
 mod workspace;
 
+pub(crate) use coefficients::{matrix, nodes};
 pub use workspace::Radau5Workspace;
 
 use crate::Structure;

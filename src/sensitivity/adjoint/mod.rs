@@ -1,0 +1,349 @@
+//! [`Adjoint`]: the gradient of a function of the solution, by the discrete adjoint of the
+//! method that solved it (an explicit pair or Radau5), with checkpoints.
+//!
+//! - `method.rs`: what a method gives the one driver here ([`AdjointMethod`]);
+//! - `explicit.rs`, `radau5.rs`: the backward step of an explicit pair and of Radau5;
+//! - `linearised.rs`: the model's rates and Jacobian products, counted.
+
+mod explicit;
+mod linearised;
+mod method;
+mod radau5;
+
+pub use method::AdjointMethod;
+
+use super::{Model, SensitivityError};
+use crate::{Adaptive, Forces, Scalar, Statistics, Vector};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::num::NonZeroUsize;
+use linearised::Linearised;
+use method::BackwardStep;
+use num_traits::{Float, One, Zero};
+
+/// The gradient of a scalar function of the solution, `L = Σₖ gₖ(y(tₖ))` (a final value,
+/// or a sum over sample times), with respect to every parameter and the initial value, by
+/// the discrete adjoint of the method that solved it: an explicit pair
+/// ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …) or [`Radau5`](crate::Radau5) (see
+/// [`AdjointMethod`]).
+///
+/// A forward solve with the method under error control records its steps; the adjoint then
+/// runs the steps backwards. For one step of an explicit pair `y₊ = y + h Σᵢ bᵢ kᵢ` with stages
+/// `kᵢ = f(t + cᵢh, Yᵢ, p)`, `Yᵢ = y + h Σⱼ aᵢⱼ kⱼ`, and `λ = ∂L/∂y₊`:
+///
+/// ```text
+/// uᵢ = h bᵢ λ + h Σⱼ₌ᵢ₊₁ aⱼᵢ μⱼ,    μᵢ = J_y(Yᵢ)ᵀ uᵢ,    (i from the last stage down)
+/// ∂L/∂y = λ + Σᵢ μᵢ,    ∂L/∂p += Σᵢ J_p(Yᵢ)ᵀ uᵢ
+/// ```
+///
+/// (Hager, *Runge–Kutta methods in optimal control and the transformed adjoint system*,
+/// Numer. Math. 87 (2000) 247–282; Sandu, *On the properties of Runge–Kutta discrete
+/// adjoints*, ICCS 2006.) This is the exact derivative of the computed solution for the
+/// steps taken, their sizes held fixed: it equals what forward sensitivities of the same
+/// pair over the same steps give, to round-off, at one backward sweep for every parameter
+/// instead of one sensitivity each. Each stage costs one [`Model::cotangent`] (give it:
+/// without it each is built from `n + p` evaluations).
+///
+/// **Radau5.** The same formulas hold for an implicit Runge–Kutta step with the sum over
+/// every stage, `uᵢ = h bᵢ λ + h Σⱼ aⱼᵢ Jⱼᵀ uⱼ`: one linear system of `3n` unknowns per
+/// step, solved by dense LU (`O((3n)³)` per step, for small and moderate `n`), with the
+/// stage Jacobians read a row per cotangent (the derivation is in
+/// `src/sensitivity/adjoint/radau5.rs`). Radau5's Newton iteration stops at a fraction
+/// of the tolerance, so the adjoint differentiates the steps with their stage equations
+/// solved exactly: after the forward solve every step is taken again from `y0` and its
+/// stage equations solved to round-off (Newton's method with the exact `3n × 3n` matrix,
+/// from the forward solve's stages), and the checkpoints, the samples (and so what
+/// `loss_gradient` sees) are those states. It then equals forward sensitivities of
+/// Radau5 over the same steps with the stages solved tightly, to round-off. Give the
+/// model a [`Model::cotangent`]: each stage Jacobian costs `n` of them (`n + 1`
+/// evaluations without). A step whose stage equations cannot be solved again is
+/// [`SensitivityError::StagesNotSolved`]. Costs, on Robertson's kinetics
+/// (`benches/sensitivity.rs`): about 8 plain solves.
+///
+/// **Checkpoints.** The forward solve keeps the state at every `K`-th step
+/// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the
+/// times of all steps; the backward sweep recomputes each stretch of `K` steps from its
+/// checkpoint, then each step's stages. Memory: `⌈N/K⌉ + K` states for `N` steps, two
+/// scalars per step, one state per sample time, and `3s + 6` states of scratch for an
+/// `s`-stage pair (for Radau5 three more states per checkpoint, the stages of a stretch,
+/// `3K` states, and `12 n²` numbers); nothing is allocated per step. Work for a pair: the
+/// forward solve, then about two more evaluations and one cotangent per stage and step
+/// (one evaluation fewer with `K = 1`, which keeps every state); for Radau5, two Newton
+/// solves of each step's stages (one for the stretch's last) and one transposed system.
+///
+/// # Example
+///
+/// `y' = −k y`, `y(0) = y₀`: `L = y(1)² / 2` has `∂L/∂k = −y(1)²` and
+/// `∂L/∂y₀ = y(1)²/y₀`.
+///
+/// ```
+/// use timestep::sensitivity::{Adjoint, Model};
+/// use timestep::{Adaptive, Dopri5, Tolerances};
+///
+/// struct Decay;
+/// impl Model<f64> for Decay {
+///     fn rate(&self, y: &f64, p: &[f64], _t: f64, out: &mut f64) {
+///         *out = -p[0] * y;
+///     }
+///     fn cotangent(&self, y: &f64, p: &[f64], _t: f64, w: &f64, out_y: &mut f64, out_p: &mut [f64]) -> bool {
+///         *out_y = -p[0] * w;
+///         out_p[0] = -y * w;
+///         true
+///     }
+/// }
+///
+/// let mut solver = Adaptive::new(Dopri5).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [2.0])?.gradient(&mut solver, &1.5, 0.0, &[1.0], |_, _, y, out| *out = *y)?;
+/// let end = 1.5 * (-2.0_f64).exp();
+/// assert!((gradient.end - end).abs() < 1e-9);
+/// assert!((gradient.parameters[0] + end * end).abs() < 1e-9);
+/// assert!((gradient.initial_value - end * end / 1.5).abs() < 1e-9);
+/// # Ok::<(), timestep::sensitivity::SensitivityError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Adjoint<M, P> {
+    model: M,
+    parameters: P,
+    checkpoint_interval: NonZeroUsize,
+}
+
+/// What [`Adjoint::gradient`] gives.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Gradient<V: Vector> {
+    /// `∂L/∂p`, one entry per parameter.
+    pub parameters: Vec<V::Scalar>,
+    /// `∂L/∂y(t₀)`.
+    pub initial_value: V,
+    /// The state at the last sample time.
+    pub end: V,
+    /// The forward solve's statistics (summed over the stretches between sample times).
+    pub statistics: Statistics,
+    /// Evaluations of the rate after the forward solve (steps taken again, and the
+    /// columns of cotangents and Jacobians built from differences).
+    pub adjoint_evaluations: u64,
+    /// Cotangents taken (one per stage with a weight, and step; for Radau5 also one per
+    /// row of each stage Jacobian).
+    pub cotangents: u64,
+}
+
+impl<M, P> Adjoint<M, P> {
+    /// The adjoint of `model` at `parameters`.
+    ///
+    /// # Errors
+    ///
+    /// [`SensitivityError::NonFiniteParameter`] for an infinite or `NaN` parameter.
+    pub fn new<T: Scalar>(model: M, parameters: P) -> Result<Self, SensitivityError>
+    where
+        P: AsRef<[T]>,
+    {
+        let values = parameters.as_ref();
+        if let Some((index, &value)) = values.iter().enumerate().find(|(_, p)| !p.is_finite()) {
+            return Err(SensitivityError::NonFiniteParameter {
+                index,
+                value: value.to_f64(),
+            });
+        }
+        Ok(Adjoint {
+            model,
+            parameters,
+            checkpoint_interval: NonZeroUsize::new(32).expect("32 is not zero"),
+        })
+    }
+
+    /// Keeps the state at every `steps`-th step of the forward solve (see the type's
+    /// docs): 1 keeps them all (no recomputation), `usize::MAX` only the first (memory of
+    /// one stretch as long as the whole run). The gradient is the same to round-off.
+    #[must_use]
+    pub fn with_checkpoint_interval(mut self, steps: NonZeroUsize) -> Self {
+        self.checkpoint_interval = steps;
+        self
+    }
+
+    /// Solves from `y0` at `t0` through `times` with `solver` (its tolerances, first step
+    /// and limits), calls `loss_gradient(k, tₖ, y(tₖ), out)` for each sample time, in
+    /// order, after the forward solve, to have `∂gₖ/∂y` written into `out` (zero on entry;
+    /// leave it zero for a time that does not count), and returns the gradient of
+    /// `L = Σₖ gₖ(y(tₖ))`.
+    ///
+    /// Each stretch between sample times is a solve of its own that lands on the sample
+    /// (a time equal to the one before, or to `t0`, adds a sample without steps).
+    ///
+    /// # Errors
+    ///
+    /// [`SensitivityError::InvalidTimes`] when `t0` or a time is not finite, or `times` is
+    /// empty or not ordered forward from `t0` (each at or after the one before, the first
+    /// at or after `t0`); [`SensitivityError::Solve`] when the forward solve stops (too
+    /// many steps, a step too small, a non-finite rate: the solver's error says which);
+    /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step
+    /// cannot be solved again to round-off (a non-finite Jacobian, a singular matrix).
+    pub fn gradient<V, A, G>(
+        &self,
+        solver: &mut Adaptive<V, A>,
+        y0: &V,
+        t0: V::Scalar,
+        times: &[V::Scalar],
+        mut loss_gradient: G,
+    ) -> Result<Gradient<V>, SensitivityError>
+    where
+        V: Vector,
+        M: Model<V>,
+        P: AsRef<[V::Scalar]>,
+        A: AdjointMethod<V>,
+        G: FnMut(usize, V::Scalar, &V, &mut V),
+    {
+        let ordered = t0.is_finite()
+            && times.first().is_some_and(|&first| first >= t0)
+            && times.windows(2).all(|pair| pair[1] >= pair[0])
+            && times.iter().all(|t| t.is_finite());
+        if !ordered {
+            return Err(SensitivityError::InvalidTimes);
+        }
+        let parameters = self.parameters.as_ref();
+        let interval = self.checkpoint_interval.get();
+        let forces = Rates {
+            model: &self.model,
+            parameters,
+        };
+
+        // Forward: the steps' times, a checkpoint every `interval` steps, the state at
+        // each sample.
+        let mut steps: Vec<(V::Scalar, V::Scalar)> = Vec::new();
+        let mut checkpoints: Vec<V> = Vec::new();
+        let mut samples: Vec<(usize, V)> = Vec::with_capacity(times.len());
+        let mut statistics = Statistics::default();
+        let mut y = y0.clone();
+        let mut t = t0;
+        for &sample_time in times {
+            if sample_time > t {
+                statistics += solver.solve_with(&mut y, &forces, t, sample_time, |step| {
+                    if steps.len() % interval == 0 {
+                        A::checkpoint(step, &mut checkpoints);
+                    }
+                    steps.push((step.start_time(), step.end_time() - step.start_time()));
+                })?;
+                t = sample_time;
+            }
+            samples.push((steps.len(), y.clone()));
+        }
+
+        let stretch = interval.min(steps.len()).max(1);
+        let mut backward = solver.method().backward(y0, stretch, parameters.len());
+        let mut model = Linearised::new(&self.model, parameters, y0);
+        let mut states = vec![y0.zero_like(); stretch];
+        if A::TAKES_STEPS_AGAIN {
+            // The forward solve's states are its Newton iteration's: the run the adjoint
+            // differentiates is that of the steps solved exactly, from `y0`.
+            let mut carried = y0.clone();
+            let mut sample = samples.iter().take_while(|(n, _)| *n == 0).count();
+            for (c, checkpoint) in checkpoints.chunks_mut(A::CHECKPOINT_STATES).enumerate() {
+                let first = c * interval;
+                let last = (first + interval).min(steps.len());
+                checkpoint[0].assign(&carried);
+                states[0].assign(&carried);
+                for (i, &(t, h)) in steps[first..last].iter().enumerate() {
+                    let n = first + i;
+                    let (done, after) = states.split_at_mut(i + 1);
+                    let next = if n + 1 < last {
+                        &mut after[0]
+                    } else {
+                        &mut carried
+                    };
+                    backward.advance(
+                        &mut model,
+                        i,
+                        checkpoint,
+                        &done[i],
+                        t,
+                        h,
+                        Some(&mut *next),
+                    )?;
+                    while sample < samples.len() && samples[sample].0 == n + 1 {
+                        samples[sample].1.assign(next);
+                        sample += 1;
+                    }
+                }
+            }
+        }
+        // ∂gₖ/∂y at each sample, in place of its state.
+        for (k, ((_, sample), &time)) in samples.iter_mut().zip(times).enumerate() {
+            let mut out = sample.zero_like();
+            loss_gradient(k, time, sample, &mut out);
+            *sample = out;
+        }
+
+        // Backward, a stretch at a time from the last checkpoint: its states (and what
+        // the method keeps of its steps) taken again, then its steps taken back.
+        let mut parameter_gradient = vec![V::Scalar::zero(); parameters.len()];
+        let mut lambda = y0.zero_like();
+        let mut pending = samples.len();
+        let stretches = checkpoints.len() / A::CHECKPOINT_STATES;
+        for (c, checkpoint) in checkpoints.chunks(A::CHECKPOINT_STATES).enumerate().rev() {
+            let first = c * interval;
+            let last = (first + interval).min(steps.len());
+            // The steps taken again from the start left the last stretch in the buffers.
+            let kept = A::TAKES_STEPS_AGAIN && c + 1 == stretches;
+            if !kept {
+                states[0].assign(&checkpoint[0]);
+            }
+            for n in (first..last).filter(|_| !kept) {
+                let i = n - first;
+                let (done, after) = states.split_at_mut(i + 1);
+                let next = if n + 1 < last {
+                    after.first_mut()
+                } else {
+                    None
+                };
+                let (t, h) = steps[n];
+                backward.advance(&mut model, i, checkpoint, &done[i], t, h, next)?;
+            }
+            for n in (first..last).rev() {
+                while pending > 0 && samples[pending - 1].0 == n + 1 {
+                    pending -= 1;
+                    lambda.add_scaled_assign(&samples[pending].1, V::Scalar::one());
+                }
+                let (t, h) = steps[n];
+                let i = n - first;
+                backward.adjoint(
+                    &mut model,
+                    i,
+                    &states[i],
+                    t,
+                    h,
+                    &mut lambda,
+                    &mut parameter_gradient,
+                )?;
+            }
+        }
+        for (_, sample) in &samples[..pending] {
+            lambda.add_scaled_assign(sample, V::Scalar::one());
+        }
+        Ok(Gradient {
+            parameters: parameter_gradient,
+            initial_value: lambda,
+            end: y,
+            statistics,
+            adjoint_evaluations: model.evaluations,
+            cotangents: model.cotangents,
+        })
+    }
+}
+
+/// The model at fixed parameters: the forces of the forward solve.
+struct Rates<'a, M, T> {
+    model: &'a M,
+    parameters: &'a [T],
+}
+
+impl<V: Vector, M: Model<V>> Forces<V> for Rates<'_, M, V::Scalar> {
+    fn force(&self, y: &V, t: V::Scalar) -> V {
+        let mut out = y.zero_like();
+        self.force_into(y, t, &mut out);
+        out
+    }
+
+    #[inline]
+    fn force_into(&self, y: &V, t: V::Scalar, out: &mut V) {
+        self.model.rate(y, self.parameters, t, out);
+    }
+}
