@@ -2,6 +2,7 @@
 //! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
 
 mod backward_euler;
+mod backward_euler_dae;
 mod bdf;
 mod bdf_dae;
 mod bdf_gmres;
