@@ -237,3 +237,92 @@ fn the_other_one_stage_methods_refuse_a_mass_matrix() {
     );
     assert_eq!(particle.position(), 1.0);
 }
+
+/// The heat equation `u_t = u_xx` on (0, 1) by linear finite elements on `n` interior
+/// nodes, `h = 1/(n + 1)`: `M u' = −A u` with the tridiagonal mass matrix
+/// `M = h · (1/6, 2/3, 1/6)` and stiffness `A = (1/h) · (−1, 2, −1)`.
+struct FiniteElementHeat {
+    n: usize,
+}
+
+impl FiniteElementHeat {
+    fn h(&self) -> f64 {
+        1.0 / (self.n + 1) as f64
+    }
+}
+
+impl timestep::Forces<Vec<f64>> for FiniteElementHeat {
+    fn force(&self, u: &Vec<f64>, t: f64) -> Vec<f64> {
+        let mut out = vec![0.0; self.n];
+        self.force_into(u, t, &mut out);
+        out
+    }
+
+    fn force_into(&self, u: &Vec<f64>, _t: f64, out: &mut Vec<f64>) {
+        let h = self.h();
+        for i in 0..self.n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < self.n { u[i + 1] } else { 0.0 };
+            out[i] = (left - 2.0 * u[i] + right) / h;
+        }
+    }
+
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, f64>) -> bool {
+        let h = self.h();
+        for i in 0..self.n {
+            mass[(i, i)] = 2.0 * h / 3.0;
+            if i > 0 {
+                mass[(i, i - 1)] = h / 6.0;
+                mass[(i - 1, i)] = h / 6.0;
+            }
+        }
+        true
+    }
+
+    #[cfg(feature = "sparse")]
+    fn jacobian_pattern(&self, _u: &Vec<f64>, pattern: &mut timestep::Pattern) -> bool {
+        for i in 0..self.n {
+            pattern.extend([(i, i)]);
+            if i > 0 {
+                pattern.extend([(i, i - 1), (i - 1, i)]);
+            }
+        }
+        true
+    }
+}
+
+/// The slowest mode `sin(π xᵢ)` is an eigenvector of both `M` and `A`, with the ratio
+/// `λ = (6/h²)(1 − cos πh)/(2 + cos πh)`, so backward Euler's step
+/// `(M + dt A) u₁ = M u₀` multiplies it by exactly `1/(1 + dt λ)`: the mass matrix read
+/// dense, banded (tridiagonal) and sparse gives that to the Newton tolerance.
+#[test]
+fn a_banded_finite_element_mass_matrix_gives_the_discrete_decay() {
+    let heat = FiniteElementHeat { n: 50 };
+    let (h, dt, steps) = (heat.h(), 0.01, 20);
+    let pi = std::f64::consts::PI;
+    let lambda = 6.0 / (h * h) * (1.0 - (pi * h).cos()) / (2.0 + (pi * h).cos());
+    // The continuous problem's π², to O(h²).
+    assert!((lambda - pi * pi).abs() < 1e-3 * pi * pi);
+    let factor = (1.0 + dt * lambda).powi(-steps);
+    let mut structures = vec![
+        timestep::Structure::Dense,
+        timestep::Structure::Banded { lower: 1, upper: 1 },
+    ];
+    if cfg!(feature = "sparse") {
+        structures.push(timestep::Structure::Sparse);
+    }
+    for structure in structures {
+        let mut u: Vec<f64> = (1..=heat.n).map(|i| (pi * i as f64 * h).sin()).collect();
+        let mut solver = Stepper::new(BackwardEuler::new().with_structure(structure));
+        for i in 0..steps {
+            solver.step(&mut u, &heat, f64::from(i) * dt, dt).unwrap();
+        }
+        for (i, &value) in u.iter().enumerate() {
+            let exact = factor * (pi * (i + 1) as f64 * h).sin();
+            assert!(
+                (value - exact).abs() < 1e-9,
+                "{structure:?}: u{i} = {value}, not {exact}"
+            );
+        }
+    }
+}
