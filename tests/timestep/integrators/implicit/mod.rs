@@ -14,5 +14,6 @@ mod rodas4;
 mod rosenbrock;
 mod rosenbrock_dae;
 mod seulex;
+mod state_dependent_mass;
 mod stiff;
 mod torsion_spring;
