@@ -168,6 +168,9 @@ struct Mass<T: Scalar> {
     /// Whether it has been read and the run's start checked against its algebraic
     /// equations (at once without a singular `M`): the one flag a step tests.
     ready: bool,
+    /// Whether the Newton matrix is still all zeros, as a new workspace makes it (not one
+    /// loaded), so that reading `M` into it needs no clearing first.
+    zeroed: bool,
 }
 
 impl<T: Scalar> Default for Mass<T> {
@@ -176,6 +179,7 @@ impl<T: Scalar> Default for Mass<T> {
             matrix: None,
             read: false,
             ready: false,
+            zeroed: false,
         }
     }
 }
@@ -235,7 +239,10 @@ impl<S: State> ImplicitWorkspace<S> {
                 analytic: false,
                 band_checked: false,
             },
-            mass: Mass::default(),
+            mass: Mass {
+                zeroed: true,
+                ..Mass::default()
+            },
         }
     }
 }
@@ -435,7 +442,9 @@ impl<'w, S: State> Newton<'w, S> {
     fn read_mass<F: Forces<S> + ?Sized>(&mut self, forces: &F, state: &S) -> Result<(), StepError> {
         self.matrix.prepare(forces, state)?;
         let kept = self.memory.kept_for.is_some().then(|| self.matrix.clone());
-        self.matrix.clear();
+        if !self.mass.zeroed {
+            self.matrix.clear();
+        }
         let given = forces.mass_matrix(&mut self.matrix.as_jacobian());
         let mass = given.then(|| self.matrix.clone());
         if let Some(kept) = kept {
