@@ -207,10 +207,19 @@ pub enum StepError {
     /// A differential-algebraic system `M y' = f(t, y)` whose algebraic equations
     /// `0 = fᵢ(t, y)` do not determine its algebraic unknowns at the start (the block of
     /// the Jacobian `∂fᵢ/∂yⱼ` over the algebraic rows and unknowns is singular): an
-    /// index-2 or index-3 system, which [`Bdf`](crate::Bdf) does not solve (it has no
-    /// index scaling of the error). [`Radau5::with_higher_index`](crate::Radau5::with_higher_index)
-    /// solves them.
+    /// index-2 or index-3 system, which [`Bdf`](crate::Bdf), the
+    /// [`Rosenbrock`](crate::Rosenbrock) methods and [`BackwardEuler`](crate::BackwardEuler)
+    /// do not solve (they have no index scaling of the error).
+    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index) solves them.
     IndexAboveOne,
+    /// A method that solves `y' = f(t, y)` only ([`Trapezoid`](crate::Trapezoid),
+    /// [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark)) was
+    /// given forces with a mass matrix ([`Forces::mass_matrix`](crate::Forces::mass_matrix)):
+    /// it refuses them rather than solve another system than the one stated. Solve
+    /// `M y' = f(t, y)` with [`BackwardEuler`](crate::BackwardEuler),
+    /// [`Radau5`](crate::Radau5), [`Bdf`](crate::Bdf) or a
+    /// [`Rosenbrock`](crate::Rosenbrock) method.
+    MassUnsupported,
     /// A loaded [`Stepper`](crate::Stepper)'s saved workspace was made for another state
     /// (another size) or another method or structure than the one it was given to step.
     /// The stepper is left as loaded; [`reset`](crate::Stepper::reset) it to start afresh.
@@ -279,6 +288,7 @@ impl StepError {
                 | StepError::InconsistentStart { .. }
                 | StepError::MassWithGmres
                 | StepError::IndexAboveOne
+                | StepError::MassUnsupported
         )
     }
 }
@@ -348,7 +358,11 @@ impl fmt::Display for StepError {
             ),
             StepError::IndexAboveOne => write!(
                 f,
-                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which Bdf does not solve; use Radau5::with_higher_index"
+                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which Bdf, the Rosenbrock methods and BackwardEuler do not solve; use Radau5::with_higher_index"
+            ),
+            StepError::MassUnsupported => write!(
+                f,
+                "this method solves y' = f(t, y) only and refuses forces with a mass matrix: solve M y' = f(t, y) with BackwardEuler, Radau5, Bdf or a Rosenbrock method"
             ),
             StepError::ZeroScale { coordinate } => write!(
                 f,

@@ -335,6 +335,15 @@
 //!   any stiffness, a k = 10⁶ spring at 60 Hz keeps its energy to 10⁻¹² over 10⁵ steps; the
 //!   midpoint rule is symplectic), or [`Newmark`] for structural models; these keep stiff
 //!   modes ringing (flipping sign each step) where backward Euler damps them.
+//! - **Mass matrices and differential-algebraic systems**, `M y' = f(t, y)` with a
+//!   constant `M`, singular allowed (a zero row is an algebraic equation `0 = fᵢ(t, y)`),
+//!   given by [`Forces::mass_matrix`] or [`WithMass`], dense, banded or sparse:
+//!   [`Radau5`] (index 1 to 3), [`Bdf`], the Rosenbrock methods [`Rodas4`] and [`Ros3p`]
+//!   (index 1), and [`BackwardEuler`] at fixed steps (index 1). A start off its algebraic
+//!   equations is refused ([`StepError::InconsistentStart`]), and so is an index above 1
+//!   where the method does not solve it ([`StepError::IndexAboveOne`]). A mass
+//!   `M(t, y)` that depends on the time or the state is solved through the rewrite
+//!   documented on [`WithMass`] (the rates as unknowns `z = y'`, `0 = M(t, y) z − f`).
 //! - **Free rotation of rigid bodies** (tumbling debris, satellites, thrown tools):
 //!   [`rigid::Splitting`], kick, exact rotations about the principal axes, kick. On a
 //!   torque-free body with `I = diag(1, 2, 3)` spun near its unstable intermediate axis

@@ -748,8 +748,13 @@ pub trait Forces<S: State> {
     /// [`Bdf`](crate::Bdf) with its direct linear solver (index 1 only; its GMRES refuses
     /// an `M` other than the identity) and the [`Rosenbrock`](crate::Rosenbrock) methods
     /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p); index 1, as rodas.f with
-    /// `IMAS = 1`). The other methods solve `y' = f(t, y)` and ignore it.
-    /// See [`WithMass`](crate::WithMass) to give a closure one.
+    /// `IMAS = 1`) and [`BackwardEuler`](crate::BackwardEuler) (index 1, solving
+    /// `M (y₁ − y₀) = dt f(t₁, y₁)`). The trapezoidal and implicit midpoint rules and
+    /// Newmark-β refuse it ([`StepError::MassUnsupported`](crate::StepError::MassUnsupported));
+    /// the explicit methods solve `y' = f(t, y)` and ignore it.
+    /// See [`WithMass`](crate::WithMass) to give a closure one, and its section on a mass
+    /// `M(t, y)` that depends on the time or the state (rewritten with `z = y'` as a
+    /// constant-mass index-1 system).
     #[inline]
     fn mass_matrix(&self, mass: &mut Jacobian<'_, S::Scalar>) -> bool {
         let _ = mass;

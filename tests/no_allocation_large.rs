@@ -620,6 +620,51 @@ fn adaptive_methods_with_a_mass_matrix_allocate_only_in_their_first_run() {
     }
 }
 
+/// Backward Euler through a [`Stepper`] on the same differential-algebraic system, dense
+/// and banded: the mass matrix is read and the start checked on the first step, and the
+/// steps after, through the residual `M D − f` and factorisations of `M − dt J`, allocate
+/// nothing.
+#[test]
+fn backward_euler_with_a_mass_matrix_allocates_only_on_the_first_step() {
+    use timestep::WithMass;
+    let n = 40;
+    let scale = ((n + 1) * (n + 1)) as f64;
+    let start: Vec<f64> = (1..=n)
+        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
+        .collect();
+    let tie = start[n - 1] / start[n - 2];
+    let rates = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        heat_rate(u, scale, out);
+        for (o, u) in out.iter_mut().zip(u) {
+            *o += u * u;
+        }
+        out[n - 1] = u[n - 1] - tie * u[n - 2];
+    });
+    let forces = WithMass::new(rates, move |m: &mut Jacobian<f64>| {
+        for i in 0..n - 1 {
+            m[(i, i)] = 1.0;
+        }
+    });
+    for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
+        let mut u = start.clone();
+        let what = format!("backward Euler with a mass matrix, {structure:?}");
+        let count = allocations_after_first_step(
+            &what,
+            &mut Stepper::new(BackwardEuler::new().with_structure(structure)),
+            &mut u,
+            &forces,
+            1e-3,
+        );
+        assert_eq!(count, 0, "{what}: {count} allocations");
+        // The algebraic equation holds at the end of every step.
+        assert!(
+            (u[n - 1] - tie * u[n - 2]).abs() < 1e-12,
+            "{:?}",
+            &u[n - 2..]
+        );
+    }
+}
+
 /// `u' = Δu + u²` on 40 points to t = 0.5, dense and banded: a second run of `method`,
 /// with an observer reading the dense output, allocates nothing.
 fn stiff_run_allocates_only_in_its_first_run(

@@ -358,6 +358,34 @@ impl<T: Scalar> Matrix<T> {
         }
     }
 
+    /// Replaces `J` by `M − D J`, `D = diag(factor(i))`, for a `mass` matrix `M` of this
+    /// matrix's structure and layout (read into a copy of it): the Newton matrix of an
+    /// implicit step of `M y' = f(t, y)`, [`make_newton_matrix`](Matrix::make_newton_matrix)
+    /// with `M` in place of `I`.
+    pub(crate) fn make_newton_matrix_with_mass(
+        &mut self,
+        mass: &Matrix<T>,
+        factor: impl Fn(usize) -> T,
+    ) {
+        debug_assert_eq!(self.entries.len(), mass.entries.len());
+        #[cfg(feature = "sparse")]
+        if let Some(parts) = &self.sparse {
+            for column in 0..self.dim {
+                for (row, at) in parts.layout.column(column) {
+                    self.entries[at] = mass.entries[at] - factor(row) * self.entries[at];
+                }
+            }
+            return;
+        }
+        for column in 0..self.dim {
+            for row in self.structure.rows_of_column(column, self.dim) {
+                let at = self.offset(row, column);
+                self.entries[at] =
+                    mass.entries[at] - factor(self.order.unknown(row)) * self.entries[at];
+            }
+        }
+    }
+
     /// Factors the matrix in place as `P A = L U`.
     ///
     /// # Errors
@@ -478,6 +506,19 @@ impl<T: Scalar> Matrix<T> {
     ) -> Result<(), StepError> {
         self.lay_out_like(jacobian)?;
         self.entries.copy_from_slice(&jacobian.entries);
+        self.factor_algebraic_in_place(algebraic)
+    }
+
+    /// [`factor_algebraic`](Matrix::factor_algebraic) of the Jacobian this matrix holds,
+    /// in place (the Jacobian is lost).
+    ///
+    /// # Errors
+    ///
+    /// As [`factor`](Matrix::factor).
+    pub(crate) fn factor_algebraic_in_place(
+        &mut self,
+        algebraic: impl Fn(usize) -> bool,
+    ) -> Result<(), StepError> {
         for row in 0..self.dim {
             if algebraic(self.order.unknown(row)) {
                 continue;
@@ -506,12 +547,18 @@ impl<T: Scalar> Matrix<T> {
 
     /// `out = A x` over the unknowns, `x(j)` unknown `j`'s value (of an unfactored matrix).
     pub(crate) fn multiply(&self, x: impl Fn(usize) -> T, out: &mut [T]) {
+        self.multiply_each(x, |i, value| out[i] = value);
+    }
+
+    /// `A x` over the unknowns, handing each unknown `i`'s entry to `out(i, value)` (of an
+    /// unfactored matrix).
+    pub(crate) fn multiply_each(&self, x: impl Fn(usize) -> T, mut out: impl FnMut(usize, T)) {
         for row in 0..self.dim {
             let mut sum = T::zero();
             self.for_each_in_row(row, |column, at| {
                 sum = sum + self.entries[at] * x(self.order.unknown(column));
             });
-            out[self.order.unknown(row)] = sum;
+            out(self.order.unknown(row), sum);
         }
     }
 

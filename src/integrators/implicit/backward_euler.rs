@@ -63,6 +63,22 @@ use crate::integrators::Properties;
 /// for any size: step a large state through a [`Stepper`](crate::Stepper), which makes
 /// the matrices once.
 ///
+/// **Mass matrices.** Forces that give a constant mass matrix `M`
+/// ([`Forces::mass_matrix`](crate::Forces::mass_matrix), or [`WithMass`](crate::WithMass);
+/// dense, banded or sparse, in the layout of the [`Structure`](crate::Structure)) make
+/// each step solve `M (y₁ − y₀) = dt f(t + dt, y₁)`: the residual is
+/// `M D − f(t + dt, y + D dt)` and the Newton matrix `M − dt ∂f/∂y` (Hairer–Wanner II,
+/// VI.1). A singular `M` is an index-1 differential-algebraic system, whose algebraic
+/// equations `0 = fᵢ` hold at the end of every step (the method is stiffly accurate); the
+/// first step of a workspace checks the start against them, as the BDF does: one Newton
+/// step on them may move no algebraic unknown by more than `√ε (1 + |yᵢ|)` (1.5·10⁻⁸ in
+/// `f64`), or the step returns [`StepError::InconsistentStart`](crate::StepError::InconsistentStart)
+/// ([`Radau5::consistent_start`](crate::Radau5::consistent_start) completes a start), and
+/// algebraic equations that do not determine their unknowns (index 2 or more) return
+/// [`StepError::IndexAboveOne`](crate::StepError::IndexAboveOne). Stepped without a
+/// [`Stepper`](crate::Stepper), every step is a first step and is checked. Without a mass
+/// matrix nothing changes, to the bit.
+///
 /// Use it for stiff systems: a spring so hard that explicit methods explode at your `dt`.
 /// The Newton iteration is shared with the other implicit methods
 /// ([`Trapezoid`](crate::Trapezoid), [`ImplicitMidpoint`](crate::ImplicitMidpoint),

@@ -1,7 +1,8 @@
 //! The constant mass matrix `M` of `M y' = f(t, y)` ([`Forces::mass_matrix`]) as the
-//! implicit methods that take one (Radau5, the BDF, the Rosenbrock methods) read and use
-//! it: read once into the Jacobian's layout, one Newton step on the algebraic equations
-//! (the zero rows of `M`), and the check that a run's start satisfies them.
+//! implicit methods that take one (Radau5, the BDF, the Rosenbrock methods, backward
+//! Euler) read and use it: read once into the Jacobian's layout, one Newton step on the
+//! algebraic equations (the zero rows of `M`), and the check that a run's start satisfies
+//! them.
 
 use crate::linalg::Matrix;
 use crate::{Forces, Scalar, State, StepError};
@@ -37,23 +38,58 @@ pub(crate) fn algebraic_correction<T: Scalar>(
     rate: impl Fn(usize) -> T,
     correction: &mut [T],
 ) -> Result<bool, StepError> {
-    let n = mass.dim();
-    let algebraic = |i| mass.is_zero_row(i);
-    if !(0..n).any(algebraic) {
+    if !has_algebraic_equations(mass) {
         return Ok(false);
     }
-    scratch.factor_algebraic(jacobian, algebraic)?;
+    scratch.factor_algebraic(jacobian, |i| mass.is_zero_row(i))?;
+    solve_algebraic(mass, scratch, rate, correction);
+    Ok(true)
+}
+
+/// [`algebraic_correction`] with `jacobian` as its own scratch: it holds the factored
+/// Newton matrix of the algebraic equations afterwards (the Jacobian is lost).
+///
+/// # Errors
+///
+/// As [`algebraic_correction`].
+pub(crate) fn algebraic_correction_in_place<T: Scalar>(
+    mass: &Matrix<T>,
+    jacobian: &mut Matrix<T>,
+    rate: impl Fn(usize) -> T,
+    correction: &mut [T],
+) -> Result<bool, StepError> {
+    if !has_algebraic_equations(mass) {
+        return Ok(false);
+    }
+    jacobian.factor_algebraic_in_place(|i| mass.is_zero_row(i))?;
+    solve_algebraic(mass, jacobian, rate, correction);
+    Ok(true)
+}
+
+/// Whether `mass` has a zero row: an algebraic equation.
+pub(crate) fn has_algebraic_equations<T: Scalar>(mass: &Matrix<T>) -> bool {
+    (0..mass.dim()).any(|i| mass.is_zero_row(i))
+}
+
+/// The correction of [`algebraic_correction`] with `factored`, the algebraic equations'
+/// factored Newton matrix.
+fn solve_algebraic<T: Scalar>(
+    mass: &Matrix<T>,
+    factored: &mut Matrix<T>,
+    rate: impl Fn(usize) -> T,
+    correction: &mut [T],
+) {
+    let algebraic = |i| mass.is_zero_row(i);
     for (i, value) in correction.iter_mut().enumerate() {
         *value = if algebraic(i) { -rate(i) } else { T::zero() };
     }
-    scratch.solve(correction);
+    factored.solve(correction);
     // Zero, up to rounding of a pivoted solve: exactly.
     for (i, value) in correction.iter_mut().enumerate() {
         if !algebraic(i) {
             *value = T::zero();
         }
     }
-    Ok(true)
 }
 
 /// [`StepError::InconsistentStart`] when some algebraic unknown's correction

@@ -2,6 +2,10 @@
 //! method on the crate's [linear algebra](crate::linalg). Every one of them is a one-stage
 //! rule (where its stage sits, how much of the stage's rate it takes) handed to one shared
 //! Newton iteration (`newton.rs`), with one set of settings (`settings.rs`).
+//!
+//! A constant mass matrix `M` (`M y' = f(t, y)`, `mass.rs`, [`WithMass`]) is read by
+//! Radau5 (index 1 to 3), the BDF, the Rosenbrock methods and backward Euler (index 1);
+//! the trapezoidal and implicit midpoint rules and Newmark-β refuse it.
 
 mod backward_euler;
 mod implicit_midpoint;

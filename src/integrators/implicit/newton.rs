@@ -5,12 +5,45 @@
 //! Backward Euler, the trapezoidal rule, the implicit midpoint rule and Newmark-β differ
 //! only in where their implicit stage sits and how much of its rate the step takes, so one
 //! iteration serves them all, as Hairer's `dc_decsol` serves Radau5 and Rodas.
+//!
+//! Backward Euler also takes a constant mass matrix `M` ([`Forces::mass_matrix`]): its
+//! residual is then `M D − f(t + dt, y₀ + D dt)` and its Newton matrix `M − dt ∂f/∂y`
+//! (the other rules refuse one, [`StepError::MassUnsupported`]).
 
+use super::jacobian::{self, Differences};
+use super::mass;
 use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Order, Structure, band_weight};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
+
+/// A mass matrix as a workspace holds it: on the heap with `alloc`, so that a workspace
+/// without one stays the size it was (a dense matrix of 16 unknowns is 2 KiB inline).
+#[cfg(feature = "alloc")]
+type Held<T> = alloc::boxed::Box<T>;
+
+/// A mass matrix as a workspace holds it: inline without `alloc`.
+#[cfg(not(feature = "alloc"))]
+#[derive(Clone, Debug)]
+struct Held<T>(T);
+
+#[cfg(not(feature = "alloc"))]
+impl<T> core::ops::Deref for Held<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// `value`, held.
+fn hold<T>(value: T) -> Held<T> {
+    #[cfg(feature = "alloc")]
+    return alloc::boxed::Box::new(value);
+    #[cfg(not(feature = "alloc"))]
+    return Held(value);
+}
 
 /// What a one-stage implicit step solves, as coefficients: the step's rate `D`
 /// (`y₁ = y₀ + D dt`) satisfies
@@ -120,6 +153,35 @@ pub struct ImplicitWorkspace<S: State> {
     nudges: Result<Buffer<S::Scalar>, StepError>,
     rounding: Result<Buffer<S::Scalar>, StepError>,
     memory: Memory<S::Scalar>,
+    /// Not saved: read again after loading.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    mass: Mass<S::Scalar>,
+}
+
+/// The forces' mass matrix as a workspace knows it.
+#[derive(Clone, Debug)]
+struct Mass<T: Scalar> {
+    /// `M` (`None`: the identity), once read.
+    matrix: Option<Held<Matrix<T>>>,
+    /// Whether the forces have been asked for it.
+    read: bool,
+    /// Whether it has been read and the run's start checked against its algebraic
+    /// equations (at once without a singular `M`): the one flag a step tests.
+    ready: bool,
+    /// Whether the Newton matrix is still all zeros, as a new workspace makes it (not one
+    /// loaded), so that reading `M` into it needs no clearing first.
+    zeroed: bool,
+}
+
+impl<T: Scalar> Default for Mass<T> {
+    fn default() -> Self {
+        Mass {
+            matrix: None,
+            read: false,
+            ready: false,
+            zeroed: false,
+        }
+    }
 }
 
 /// What a workspace remembers of its last step, for the next.
@@ -177,6 +239,10 @@ impl<S: State> ImplicitWorkspace<S> {
                 analytic: false,
                 band_checked: false,
             },
+            mass: Mass {
+                zeroed: true,
+                ..Mass::default()
+            },
         }
     }
 }
@@ -204,6 +270,7 @@ pub(crate) struct Newton<'w, S: State> {
     nudges: &'w mut [S::Scalar],
     rounding: &'w mut [S::Scalar],
     memory: &'w mut Memory<S::Scalar>,
+    mass: &'w mut Mass<S::Scalar>,
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -232,6 +299,7 @@ impl<'w, S: State> Newton<'w, S> {
             nudges,
             rounding,
             memory,
+            mass,
         } = workspace;
         let has_coordinates = state.coordinates_into(coordinates);
         let scalar = S::Scalar::from_f64;
@@ -260,6 +328,7 @@ impl<'w, S: State> Newton<'w, S> {
             nudges: nudges.as_mut().map_err(|e| *e)?,
             rounding: rounding.as_mut().map_err(|e| *e)?,
             memory,
+            mass,
         })
     }
 
@@ -293,6 +362,9 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
+        if !self.mass.ready {
+            self.prepare_mass(state, forces, t, dt)?;
+        }
         // Times computed as `t₀ + i·dt` give steps that differ in their last bits; the
         // matrix is as good for them.
         let rounding = S::Scalar::from_f64(16.0) * S::Scalar::epsilon() * (t.abs() + dt.abs());
@@ -332,6 +404,130 @@ impl<'w, S: State> Newton<'w, S> {
                 Err(error)
             }
         }
+    }
+
+    /// Reads the forces' mass matrix (once per workspace) and checks the start against
+    /// its algebraic equations (until a start passes).
+    ///
+    /// # Errors
+    ///
+    /// As [`read_mass`](Self::read_mass) and [`check_start`](Self::check_start).
+    #[cold]
+    fn prepare_mass<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        if !self.mass.read {
+            self.read_mass(forces, state)?;
+        }
+        if self.mass.matrix.is_some() {
+            self.check_start(state, forces, t, dt)?;
+        }
+        self.mass.ready = true;
+        Ok(())
+    }
+
+    /// Asks the forces for their mass matrix, once per workspace, in the layout of the
+    /// Newton matrix (read into it, which is made anew before its next use; a matrix kept
+    /// by a loaded workspace is put back).
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::MassUnsupported`] for a rule other than backward Euler's given a mass
+    /// matrix; [`Matrix::prepare`]'s errors (a sparse structure without the forces'
+    /// pattern).
+    fn read_mass<F: Forces<S> + ?Sized>(&mut self, forces: &F, state: &S) -> Result<(), StepError> {
+        self.matrix.prepare(forces, state)?;
+        let kept = self.memory.kept_for.is_some().then(|| self.matrix.clone());
+        if !self.mass.zeroed {
+            self.matrix.clear();
+        }
+        let given = forces.mass_matrix(&mut self.matrix.as_jacobian());
+        let mass = given.then(|| self.matrix.clone());
+        if let Some(kept) = kept {
+            *self.matrix = kept;
+        }
+        // Backward Euler's rule: the whole stage's rate, at the end of the step.
+        let one = S::Scalar::one();
+        let backward_euler = || {
+            self.explicit.is_none()
+                && self.stage == one
+                && self.velocity_weight == one
+                && self.force_weight == one
+        };
+        if mass.is_some() && !backward_euler() {
+            return Err(StepError::MassUnsupported);
+        }
+        self.mass.matrix = mass.map(hold);
+        self.mass.read = true;
+        Ok(())
+    }
+
+    /// Refuses a differential-algebraic start whose algebraic equations `0 = fᵢ(t, y)`
+    /// (the zero rows of `M`; nothing to do without one) do not hold, as the BDF and the
+    /// Rosenbrock methods do: one
+    /// Newton step on them, at the start's Jacobian, may move no algebraic unknown by more
+    /// than `√ε (1 + |yᵢ|)` (a fixed step has no error tolerance; `√ε` is 1.5·10⁻⁸ in
+    /// `f64`, far above what a converged step leaves, `tolerance · |yᵢ|`). The Jacobian
+    /// is made in the Newton matrix's storage, which is made anew before its next use.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::InconsistentStart`]; [`StepError::IndexAboveOne`] when the algebraic
+    /// equations do not determine the algebraic unknowns; the Jacobian's errors.
+    fn check_start<F: Forces<S> + ?Sized>(
+        &mut self,
+        state: &S,
+        forces: &F,
+        t: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        let Some(mass) = self.mass.matrix.as_deref() else {
+            return Ok(());
+        };
+        if !mass::has_algebraic_equations(mass) {
+            return Ok(());
+        }
+        self.memory.kept_for = None;
+        state.derivative_into(forces, t, self.rate);
+        jacobian::jacobian(
+            state,
+            forces,
+            t,
+            dt,
+            self.rate,
+            |_| S::Scalar::zero(),
+            self.matrix,
+            Differences {
+                coordinates: self.coordinates,
+                nudge: self.nudged,
+                nudged_rate: self.nudged_residual,
+                probe: self.stage_state,
+                steps: self.nudges,
+                band_checked: &mut self.memory.band_checked,
+            },
+        )?;
+        let rate = |i| self.rate.component(i);
+        match mass::algebraic_correction_in_place(mass, self.matrix, rate, self.correction) {
+            Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),
+            result => result?,
+        };
+        let root = S::Scalar::epsilon().sqrt();
+        let has_coordinates = self.has_coordinates;
+        let coordinates = &*self.coordinates;
+        let correction = &*self.correction;
+        let relative = |i: usize| {
+            let y = if has_coordinates {
+                coordinates.component(i).abs()
+            } else {
+                S::Scalar::zero()
+            };
+            (correction[i].abs() / (root * (S::Scalar::one() + y))).to_f64()
+        };
+        mass::inconsistency(correction.len(), relative).map_or(Ok(()), Err)
     }
 
     /// The Newton iteration of `attempt`, from the rate at the start (from the rate already
@@ -637,6 +833,15 @@ impl<'w, S: State> Newton<'w, S> {
             Probe::Rate => (&*self.rate, &mut *self.residual),
             Probe::Nudged => (&*self.nudged, &mut *self.nudged_residual),
         };
+        if let Some(mass) = self.mass.matrix.as_deref() {
+            // `M D − f(t + dt, y₀ + D dt)`: backward Euler's rule, the only one with `M`.
+            let stage = &*self.stage_rate;
+            mass.multiply_each(
+                |j| rate.component(j),
+                |i, product| out.set_component(i, product - stage.component(i)),
+            );
+            return;
+        }
         out.assign(rate);
         if let Some(explicit) = self.explicit.as_deref() {
             out.add_scaled_assign(explicit, -S::Scalar::one());
@@ -652,6 +857,9 @@ impl<'w, S: State> Newton<'w, S> {
     /// (the residual buffer is left as it was), and whether it is finite; `None` when the
     /// buffers are not slices.
     fn negated_residual(&mut self) -> Option<bool> {
+        if self.mass.matrix.is_some() {
+            return None;
+        }
         let rate = self.rate.as_scalars()?;
         // A slice only without velocity, so the stage's rate is all force.
         let stage = self.stage_rate.as_scalars()?;
@@ -756,13 +964,17 @@ impl<'w, S: State> Newton<'w, S> {
                 stage_dt * self.velocity_weight,
                 stage_dt * self.force_weight,
             );
-            self.matrix.make_newton_matrix(|i| {
+            let factor = |i| {
                 if i < split {
                     velocity_factor
                 } else {
                     force_factor
                 }
-            });
+            };
+            match self.mass.matrix.as_deref() {
+                None => self.matrix.make_newton_matrix(factor),
+                Some(mass) => self.matrix.make_newton_matrix_with_mass(mass, factor),
+            }
             return true;
         }
         for columns in self.matrix.column_groups() {

@@ -229,6 +229,84 @@ pub(super) fn assert_index_two_refused(method: AdaptiveKind) {
     assert_eq!(y, [0.0, 1.0]);
 }
 
+/// `make()`'s integrator on the linear DAE to t = 2 at 10, 20, 40 and 80 fixed steps: `y₁`
+/// converges at `order` (within ±0.3), and every step ends on the algebraic equation,
+/// `y₂ = sin t` to `algebraic` (a stiffly accurate method's last stage is the step's end).
+pub(super) fn assert_linear_dae_order_at_fixed_steps<I: Integrator<[f64; 2]>>(
+    name: &str,
+    make: impl Fn() -> I,
+    order: f64,
+    algebraic: f64,
+) {
+    let forces = WithMass::new(linear_dae, first_differential);
+    let mut points = Vec::new();
+    for n in [10, 20, 40, 80] {
+        let dt = 2.0 / f64::from(n);
+        let mut y = [0.0, 0.0];
+        let mut integrator = make();
+        for i in 0..n {
+            let t = f64::from(i) * dt;
+            integrator.step(&mut y, &forces, t, dt).unwrap();
+            let off = (y[1] - (t + dt).sin()).abs();
+            assert!(off <= algebraic, "{name}, {n} steps: y2 off by {off:e}");
+        }
+        points.push((dt, (y[0] - linear_exact(2.0)[0]).abs()));
+    }
+    let measured = log_log_slope(&points);
+    println!("{name}: y1 errors {points:?}, order {measured:.2}");
+    assert!(
+        (measured - order).abs() < 0.3,
+        "{name}: order {measured}, not {order}"
+    );
+}
+
+/// `make()`'s integrator refuses a fixed step of the linear DAE from `y₂ = 10⁻³` (it should
+/// be `sin 0 = 0`) with [`StepError::InconsistentStart`] naming `y₂` off by `10⁻³ / scale`
+/// (the method's start tolerance there), and leaves the state alone.
+pub(super) fn assert_inconsistent_start_refused_at_a_fixed_step<I: Integrator<[f64; 2]>>(
+    name: &str,
+    mut integrator: I,
+    scale: f64,
+) {
+    let forces = WithMass::new(linear_dae, first_differential);
+    let mut y = [0.0, 1e-3];
+    let error = integrator.step(&mut y, &forces, 0.0, 0.1).unwrap_err();
+    let StepError::InconsistentStart {
+        coordinate,
+        correction,
+    } = error
+    else {
+        panic!("{name}: {error:?}");
+    };
+    assert_eq!(coordinate, 1, "{name}");
+    let expected = 1e-3 / scale;
+    assert!(
+        (correction - expected).abs() < 1e-6 * expected,
+        "{name}: {correction:e} tolerances, not {expected:e}"
+    );
+    assert_eq!(
+        y,
+        [0.0, 1e-3],
+        "{name}: a refused step leaves the state alone"
+    );
+}
+
+/// `make()`'s integrator refuses a fixed step of `y₁' = y₂`, `0 = y₁ − sin t` (index 2)
+/// with [`StepError::IndexAboveOne`], and leaves the state alone.
+pub(super) fn assert_index_two_refused_at_a_fixed_step<I: Integrator<[f64; 2]>>(
+    name: &str,
+    mut integrator: I,
+) {
+    let forces = WithMass::new(
+        |y: &[f64; 2], t: f64| [y[1], y[0] - t.sin()],
+        first_differential,
+    );
+    let mut y = [0.0, 1.0];
+    let error = integrator.step(&mut y, &forces, 0.0, 0.1).unwrap_err();
+    assert_eq!(error, StepError::IndexAboveOne, "{name}");
+    assert_eq!(y, [0.0, 1.0], "{name}");
+}
+
 #[test]
 fn a_linear_dae_follows_its_closed_form_under_error_control() {
     let forces = WithMass::new(linear_dae, first_differential);

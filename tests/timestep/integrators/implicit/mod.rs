@@ -2,6 +2,7 @@
 //! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
 
 mod backward_euler;
+mod backward_euler_dae;
 mod bdf;
 mod bdf_dae;
 mod bdf_gmres;
@@ -13,5 +14,6 @@ mod rodas4;
 mod rosenbrock;
 mod rosenbrock_dae;
 mod seulex;
+mod state_dependent_mass;
 mod stiff;
 mod torsion_spring;
