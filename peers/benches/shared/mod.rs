@@ -1,6 +1,9 @@
 //! What the peer benches share: the tolerance ladder their searches climb, the bound on a
 //! problem's right-hand side, `ode_solvers`' DOP853 as they run it, and a
-//! `differential-equations` output that stores nothing.
+//! `differential-equations` output that stores nothing; and for the stiff benches, in
+//! [`stiff`], their counts, tolerance search and diffsol runner.
+
+pub mod stiff;
 
 use differential_equations::control::ControlFlag;
 use differential_equations::interpolate::Interpolation;
