@@ -6,7 +6,7 @@ mod backward_euler;
 mod bdf;
 mod bdf_dae;
 mod bdf_gmres;
-mod brusselator;
+mod brusselator_model;
 mod dae;
 mod lecture_methods;
 mod pendulum_dae;
