@@ -3,7 +3,8 @@
 //! `differential-equations` output that stores nothing; and for the stiff benches, in
 //! [`stiff`], their counts, tolerance search and diffsol runner.
 
-#[allow(dead_code, unused_macros)] // the benches other than stiff.rs and brusselator.rs use none of it
+// The benches other than stiff.rs and brusselator.rs use none of it.
+#[allow(dead_code, unused_macros)]
 pub mod stiff;
 
 use differential_equations::control::ControlFlag;
