@@ -28,45 +28,20 @@
 //! with the line `evaluations=N accepted=A rejected=R jacobians=J decompositions=D`, after
 //! GMRES's `linear_iterations=L jacobian_products=P`.
 
+#[path = "problems/brusselator.rs"]
+mod brusselator;
 mod cli;
 
+use brusselator::{Brusselator, END, bdf, start};
 use cli::{Flag, csv};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
-use timestep::{
-    Adaptive, Bdf, Forces, Gmres, LinearSolver, Preconditioner, Side, Statistics, Tolerances,
-};
+use timestep::{Adaptive, Bdf, Forces, Statistics, Tolerances};
 
 const PROGRAM: &str = "brusselator_2d";
 
-/// The end of the run, and the spacing of the output rows.
-const END: f64 = 11.5;
+/// The spacing of the output rows.
 const EVERY: f64 = 0.5;
-
-/// A, B, α.
-const A: f64 = 1.0;
-const B: f64 = 3.4;
-const ALPHA: f64 = 0.002;
-
-/// The Brusselator on an `n × n` periodic grid: `y[2k] = u`, `y[2k + 1] = v` at point
-/// `k = i n + j` (row `i` at y = i/n, column `j` at x = j/n).
-struct Brusselator {
-    n: usize,
-}
-
-impl Brusselator {
-    /// The four neighbours of point `k`, periodic.
-    fn neighbours(&self, k: usize) -> [usize; 4] {
-        let n = self.n;
-        let (i, j) = (k / n, k % n);
-        [
-            ((i + n - 1) % n) * n + j,
-            ((i + 1) % n) * n + j,
-            i * n + (j + n - 1) % n,
-            i * n + (j + 1) % n,
-        ]
-    }
-}
 
 impl Forces<Vec<f64>> for Brusselator {
     fn force(&self, y: &Vec<f64>, t: f64) -> Vec<f64> {
@@ -76,43 +51,14 @@ impl Forces<Vec<f64>> for Brusselator {
     }
 
     fn force_into(&self, y: &Vec<f64>, _t: f64, out: &mut Vec<f64>) {
-        let diffusion = ALPHA * (self.n * self.n) as f64;
-        for k in 0..self.n * self.n {
-            let (u, v) = (y[2 * k], y[2 * k + 1]);
-            let (mut lu, mut lv) = (-4.0 * u, -4.0 * v);
-            for m in self.neighbours(k) {
-                lu += y[2 * m];
-                lv += y[2 * m + 1];
-            }
-            let uuv = u * u * v;
-            out[2 * k] = A + uuv - (B + 1.0) * u + diffusion * lu;
-            out[2 * k + 1] = B * u - uuv + diffusion * lv;
-        }
+        self.rate(y, out);
     }
 
     #[cfg(feature = "sparse")]
     fn jacobian_pattern(&self, _y: &Vec<f64>, pattern: &mut timestep::Pattern) -> bool {
-        for k in 0..self.n * self.n {
-            for row in [2 * k, 2 * k + 1] {
-                pattern.extend([(row, 2 * k), (row, 2 * k + 1)]);
-            }
-            for m in self.neighbours(k) {
-                pattern.extend([(2 * k, 2 * m), (2 * k + 1, 2 * m + 1)]);
-            }
-        }
+        pattern.extend(self.pattern());
         true
     }
-}
-
-/// The start: u = 22·y(1 − y)^{3/2}, v = 27·x(1 − x)^{3/2}.
-fn start(n: usize) -> Vec<f64> {
-    let mut y = vec![0.0; 2 * n * n];
-    for k in 0..n * n {
-        let (row, column) = ((k / n) as f64 / n as f64, (k % n) as f64 / n as f64);
-        y[2 * k] = 22.0 * row * (1.0 - row).powf(1.5);
-        y[2 * k + 1] = 27.0 * column * (1.0 - column).powf(1.5);
-    }
-    y
 }
 
 fn row(out: &mut impl Write, t: f64, y: &[f64]) -> io::Result<()> {
@@ -133,20 +79,6 @@ fn row(out: &mut impl Write, t: f64, y: &[f64]) -> io::Result<()> {
         csv(u_max),
         csv(v_max)
     )
-}
-
-/// The BDF for `solver`: GMRES preconditioned on the left by the reaction blocks, or the
-/// sparse LU.
-fn method(solver: &str) -> Bdf {
-    match solver {
-        "gmres" => {
-            let blocks = Preconditioner::Banded { lower: 1, upper: 1 };
-            Bdf::new().with_linear_solver(LinearSolver::Gmres(
-                Gmres::new().with_preconditioner(blocks, Side::Left),
-            ))
-        }
-        _ => Bdf::new().with_structure(timestep::Structure::Sparse),
-    }
 }
 
 /// The run, a row every 0.5 to `out`; the statistics, or the solver's error as a message.
@@ -217,7 +149,7 @@ fn main() -> ExitCode {
     if writeln!(out, "t,u_mean,v_mean,u_max,v_max").is_err() {
         return ExitCode::FAILURE;
     }
-    let result = run(n, method(&solver), rtol, atol, &mut out);
+    let result = run(n, bdf(&solver), rtol, atol, &mut out);
     if out.flush().is_err() {
         return ExitCode::FAILURE;
     }

@@ -76,14 +76,13 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use differential_equations::prelude::{
     BackwardDifferentiationFormula, IVP, ImplicitRungeKutta, Matrix as DeMatrix, ODE,
 };
-use diffsol::{
-    FaerSparseLU, FaerSparseMat, NalgebraLU, NalgebraMat, OdeBuilder, OdeSolverMethod,
-    OdeSolverStopReason, Vector,
+use diffsol::{FaerSparseLU, FaerSparseMat, NalgebraLU, NalgebraMat};
+use shared::stiff::{
+    Counts, DiffsolRun, diffsol_runner, loosest_rung, max_norm_error, timestep_counts,
 };
 use shared::{Last, rung};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::hint::black_box;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 use timestep::Tolerances;
 use timestep::adaptive::Adaptive;
@@ -192,16 +191,6 @@ fn relative_error(y: &[f64], reference: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// The largest error relative to the largest |reference|.
-fn max_norm_error(y: &[f64], reference: &[f64]) -> f64 {
-    let scale = reference.iter().fold(0.0_f64, |m, r| m.max(r.abs()));
-    y.iter()
-        .zip(reference)
-        .map(|(y, r)| (y - r).abs())
-        .fold(0.0, f64::max)
-        / scale
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Problem {
     VanDerPol,
@@ -263,41 +252,6 @@ impl Side {
             Side::DeBdf(_) => Side::DeBdf(tol),
             Side::DiffsolBdf(_) => Side::DiffsolBdf(tol),
         }
-    }
-}
-
-/// What a run counted: right-hand sides (diffsol: with its Jacobian-vector products in
-/// brackets), Jacobians, LU factorisations, steps.
-#[derive(Clone, Copy, Debug, Default)]
-struct Counts {
-    evaluations: u64,
-    products: u64,
-    jacobians: u64,
-    decompositions: u64,
-    steps: u64,
-}
-
-impl std::fmt::Display for Counts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} evaluations", self.evaluations)?;
-        if self.products > 0 {
-            write!(f, " (+{} J·v)", self.products)?;
-        }
-        write!(
-            f,
-            ", {} Jacobians, {} LU, {} steps",
-            self.jacobians, self.decompositions, self.steps
-        )
-    }
-}
-
-fn timestep_counts(s: timestep::Statistics) -> Counts {
-    Counts {
-        evaluations: s.evaluations,
-        products: 0,
-        jacobians: s.jacobians,
-        decompositions: s.decompositions,
-        steps: s.steps(),
     }
 }
 
@@ -446,87 +400,13 @@ fn differential_equations_small<const N: usize>(
     let counts = Counts {
         evaluations: solution.evals.function as u64,
         products: 0,
+        linear_iterations: 0,
         jacobians: solution.evals.jacobian as u64,
         decompositions: solution.evals.decompositions as u64,
         steps: (solution.steps.accepted + solution.steps.rejected) as u64,
     };
     (last.get(), counts)
 }
-
-/// diffsol's BDF with matrix type `$m` and linear solver `$ls` on `$f(x, y)` (the rate,
-/// in place on slices) with `$jv(x, v, out)` = `J(x) v`, from `$start` to `$end`: the
-/// problem is built once (for a sparse matrix type, its sparsity found and coloured here);
-/// each call of the closure it makes sets the tolerances `(rtol, atol)`, makes the solver
-/// and steps to `$end`, returning the end state and the counts. (A macro: the solver's
-/// trait bounds, spelled out for a generic matrix type, run to a page.)
-macro_rules! diffsol_runner {
-    ($m:ty, $ls:ty, $f:expr, $jv:expr, $start:expr, $end:expr $(,)?) => {{
-        let (f, jv, start, end) = ($f, $jv, $start, $end);
-        let evaluations = Rc::new(Cell::new(0_u64));
-        let products = Rc::new(Cell::new(0_u64));
-        let (e, p) = (evaluations.clone(), products.clone());
-        let n = start.len();
-        let built = Instant::now();
-        let problem = OdeBuilder::<$m>::new()
-            .rhs_implicit(
-                move |x: &[f64], _p: &[f64], _t: f64, y: &mut [f64]| {
-                    e.set(e.get() + 1);
-                    f(x, y);
-                },
-                move |x: &[f64], _p: &[f64], _t: f64, v: &[f64], y: &mut [f64]| {
-                    p.set(p.get() + 1);
-                    jv(x, v, y);
-                },
-            )
-            .init(
-                move |_p: &[f64], _t: f64, y: &mut [f64]| y.copy_from_slice(&start),
-                n,
-            )
-            .build()
-            .expect("a diffsol problem");
-        if n > 100 {
-            println!(
-                "diffsol: problem of {n} unknowns built (sparsity and colouring) in {:.3} s",
-                built.elapsed().as_secs_f64()
-            );
-        }
-        let problem = RefCell::new(problem);
-        move |(rtol, atol): (f64, f64)| {
-            {
-                let mut problem = problem.borrow_mut();
-                if problem.rtol != rtol || problem.atol.clone_as_vec()[0] != atol {
-                    let ctx = problem.context().clone();
-                    problem.rtol = rtol;
-                    problem.atol = Vector::from_element(n, atol, ctx);
-                }
-            }
-            let problem = problem.borrow();
-            evaluations.set(0);
-            products.set(0);
-            let mut solver = problem.bdf::<$ls>().expect("a BDF solver");
-            solver.set_stop_time(end).expect("a stop time");
-            loop {
-                match solver.step().expect("a BDF step") {
-                    OdeSolverStopReason::TstopReached => break,
-                    OdeSolverStopReason::InternalTimestep => {}
-                    OdeSolverStopReason::RootFound(..) => unreachable!("no roots"),
-                }
-            }
-            let statistics = solver.get_statistics();
-            let counts = Counts {
-                evaluations: evaluations.get(),
-                products: products.get(),
-                jacobians: statistics.number_of_linear_solver_setups as u64,
-                decompositions: statistics.number_of_linear_solver_setups as u64,
-                steps: statistics.number_of_steps as u64,
-            };
-            (solver.state().y.clone_as_vec(), counts)
-        }
-    }};
-}
-
-/// A diffsol run: `(rtol, atol)` to the end state and counts.
-type DiffsolRun<'a> = dyn Fn((f64, f64)) -> (Vec<f64>, Counts) + 'a;
 
 /// A group: the problem, the error to reach, and each function's side.
 type Group = (Problem, f64, Vec<(&'static str, Side)>);
@@ -617,38 +497,18 @@ fn search(
     side: Side,
     target: f64,
 ) -> Result<(u32, f64, Counts, f64), (u32, f64)> {
-    let mut ladder: Vec<(u32, f64, Counts)> = Vec::new();
-    let mut within = 0;
-    let mut failed = Vec::new();
-    for k in 0..=104 {
-        // A run that fails (a solver's error, turned into a panic by `run`) counts as
-        // outside the target.
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            contest.run(side.with(rung(k)))
-        }));
-        let Ok((y, counts)) = run else {
-            failed.push(k);
-            within = 0;
-            continue;
-        };
-        let error = contest.error(&y);
-        ladder.push((k, error, counts));
-        within = if error <= target { within + 1 } else { 0 };
-        if within == 3 {
-            break;
-        }
-    }
-    if within < 3 {
-        let best = ladder
-            .iter()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("a ladder");
-        return Err((best.0, best.1));
-    }
+    // A run that fails (a solver's error, turned into a panic by `run`) counts as outside
+    // the target.
+    let ((k, error, counts), failed) = loosest_rung(0..=104, target, |k| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (y, counts) = contest.run(side.with(rung(k)));
+            (contest.error(&y), counts)
+        }))
+        .ok()
+    })?;
     if !failed.is_empty() {
         println!("search: {side:?} failed at rungs {failed:?}");
     }
-    let (k, error, counts) = ladder[ladder.len() - 3];
     let seconds = (0..5)
         .map(|_| {
             let start = Instant::now();

@@ -1,6 +1,11 @@
 //! What the peer benches share: the tolerance ladder their searches climb, the bound on a
 //! problem's right-hand side, `ode_solvers`' DOP853 as they run it, and a
-//! `differential-equations` output that stores nothing.
+//! `differential-equations` output that stores nothing; and for the stiff benches, in
+//! [`stiff`], their counts, tolerance search and diffsol runner.
+
+// The benches other than stiff.rs and brusselator.rs use none of it.
+#[allow(dead_code, unused_macros)]
+pub mod stiff;
 
 use differential_equations::control::ControlFlag;
 use differential_equations::interpolate::Interpolation;

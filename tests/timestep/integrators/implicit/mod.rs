@@ -1,11 +1,13 @@
 //! `src/integrators/implicit/`: backward Euler, the trapezoidal and implicit midpoint rules,
-//! Newmark-β, Rosenbrock methods, Radau5 and SEULEX.
+//! Newmark-β, Rosenbrock methods, Radau5, SEULEX and the BDF (and the 2-D Brusselator's
+//! model that its benchmarks use).
 
 mod backward_euler;
 mod backward_euler_dae;
 mod bdf;
 mod bdf_dae;
 mod bdf_gmres;
+mod brusselator_model;
 mod dae;
 mod lecture_methods;
 mod pendulum_dae;
