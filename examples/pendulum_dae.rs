@@ -177,15 +177,8 @@ where
     M::Method: AdaptiveMethod<[f64; 5]> + Clone,
 {
     let forces = pendulum::Pendulum(index);
-    let mut start = pendulum::START;
-    if index == Index::One {
-        // λ from its equation, by Newton's method (at rest on the horizontal, 0). At
-        // index 2 and 3 the algebraic equation does not contain λ: START's is the
-        // index-1 equation's.
-        pendulum::radau5(index)
-            .consistent_start(&mut start, &forces, 0.0)
-            .map_err(|error| format!("consistent start: {error}"))?;
-    }
+    let start =
+        pendulum::consistent_start(index).map_err(|error| format!("consistent start: {error}"))?;
     let end = *times.last().ok_or("no output times")?;
     let mut summary = Summary::default();
     let mut solver = Adaptive::new(method)

@@ -557,20 +557,14 @@ fn adaptive_bdf_allocates_only_in_its_first_run() {
     });
 }
 
-/// The BDF and Rodas4 on a differential-algebraic system (`M` the identity but for a zero
-/// last row: `u' = Δu + u²` on 39 points, the last tied to its neighbour by
-/// `0 = u₄₀ − c u₃₉`): the mass matrix is read in the first run, and the second, through
-/// the BDF's residual `γ f − M (z₁/l₁ + Δ)` and factorisations of `M − γJ`, and Rodas4's
-/// `M Σ (cᵢⱼ/h) Uⱼ` and `M/(hγ) − J`, allocates nothing.
-#[test]
-fn adaptive_methods_with_a_mass_matrix_allocate_only_in_their_first_run() {
-    use timestep::{AdaptiveKind, Bdf, Rodas4, WithMass};
-    let n = 40;
+/// `u' = Δu + u²` on `n` points with the last tied to its neighbour, `0 = uₙ − c uₙ₋₁`
+/// (`M` the identity but for a zero last row), from a start consistent with the tie:
+/// the start, `c` and the forces.
+fn tied_heat_dae(n: usize) -> (Vec<f64>, f64, impl Forces<Vec<f64>>) {
     let scale = ((n + 1) * (n + 1)) as f64;
     let start: Vec<f64> = (1..=n)
         .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
         .collect();
-    // Consistent at the start.
     let tie = start[n - 1] / start[n - 2];
     let rates = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
         heat_rate(u, scale, out);
@@ -579,11 +573,24 @@ fn adaptive_methods_with_a_mass_matrix_allocate_only_in_their_first_run() {
         }
         out[n - 1] = u[n - 1] - tie * u[n - 2];
     });
-    let forces = WithMass::new(rates, move |m: &mut Jacobian<f64>| {
+    let forces = timestep::WithMass::new(rates, move |m: &mut Jacobian<f64>| {
         for i in 0..n - 1 {
             m[(i, i)] = 1.0;
         }
     });
+    (start, tie, forces)
+}
+
+/// The BDF and Rodas4 on a differential-algebraic system (`M` the identity but for a zero
+/// last row: `u' = Δu + u²` on 39 points, the last tied to its neighbour by
+/// `0 = u₄₀ − c u₃₉`): the mass matrix is read in the first run, and the second, through
+/// the BDF's residual `γ f − M (z₁/l₁ + Δ)` and factorisations of `M − γJ`, and Rodas4's
+/// `M Σ (cᵢⱼ/h) Uⱼ` and `M/(hγ) − J`, allocates nothing.
+#[test]
+fn adaptive_methods_with_a_mass_matrix_allocate_only_in_their_first_run() {
+    use timestep::{AdaptiveKind, Bdf, Rodas4};
+    let n = 40;
+    let (start, tie, forces) = tied_heat_dae(n);
     let methods = [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }]
         .into_iter()
         .flat_map(|structure| {
@@ -626,25 +633,8 @@ fn adaptive_methods_with_a_mass_matrix_allocate_only_in_their_first_run() {
 /// nothing.
 #[test]
 fn backward_euler_with_a_mass_matrix_allocates_only_on_the_first_step() {
-    use timestep::WithMass;
     let n = 40;
-    let scale = ((n + 1) * (n + 1)) as f64;
-    let start: Vec<f64> = (1..=n)
-        .map(|i| (std::f64::consts::PI * i as f64 / (n + 1) as f64).sin())
-        .collect();
-    let tie = start[n - 1] / start[n - 2];
-    let rates = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
-        heat_rate(u, scale, out);
-        for (o, u) in out.iter_mut().zip(u) {
-            *o += u * u;
-        }
-        out[n - 1] = u[n - 1] - tie * u[n - 2];
-    });
-    let forces = WithMass::new(rates, move |m: &mut Jacobian<f64>| {
-        for i in 0..n - 1 {
-            m[(i, i)] = 1.0;
-        }
-    });
+    let (start, tie, forces) = tied_heat_dae(n);
     for structure in [Structure::Dense, Structure::Banded { lower: 1, upper: 1 }] {
         let mut u = start.clone();
         let what = format!("backward Euler with a mass matrix, {structure:?}");

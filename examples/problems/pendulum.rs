@@ -108,6 +108,17 @@ pub fn radau5(index: Index) -> Radau5 {
 /// The start: at rest at `(1, 0)`, `λ = 0` (what the index-1 equation gives there).
 pub const START: [f64; 5] = [1.0, 0.0, 0.0, 0.0, 0.0];
 
+/// The start for the DAE of `index`: [`START`], its `λ` solved from the algebraic equation
+/// by Radau5's helper at index 1 (0 at rest on the horizontal). At index 2 and 3 that
+/// equation does not contain `λ`, and `START`'s is the index-1 equation's.
+pub fn consistent_start(index: Index) -> Result<[f64; 5], timestep::StepError> {
+    let mut start = START;
+    if index == Index::One {
+        radau5(index).consistent_start(&mut start, &Pendulum(index), 0.0)?;
+    }
+    Ok(start)
+}
+
 /// `x² + y² − 1`.
 pub fn constraint_error(state: &[f64; 5]) -> f64 {
     state[0] * state[0] + state[1] * state[1] - 1.0

@@ -179,6 +179,22 @@ pub(super) fn assert_linear_dae_converges(method: AdaptiveKind) {
     }
 }
 
+/// The coordinate and the correction (in tolerances) of the `InconsistentStart` that
+/// `error` must be; `what` names the run in the panic otherwise.
+fn inconsistent_start(error: AdaptiveError, what: &str) -> (usize, f64) {
+    match error {
+        AdaptiveError::StepFailed {
+            cause:
+                StepError::InconsistentStart {
+                    coordinate,
+                    correction,
+                },
+            ..
+        } => (coordinate, correction),
+        error => panic!("{what}: {error:?}"),
+    }
+}
+
 /// `method` refuses the linear DAE from `y₂ = 10⁻³` (it should be `sin 0 = 0`), naming
 /// `y₂` and how many tolerances it is off, and leaves the state alone.
 pub(super) fn assert_inconsistent_start_refused(method: AdaptiveKind) {
@@ -188,17 +204,7 @@ pub(super) fn assert_inconsistent_start_refused(method: AdaptiveKind) {
         .with_tolerances(Tolerances::new(1e-6, 1e-10))
         .solve(&mut y, &forces, 0.0, 1.0)
         .unwrap_err();
-    let AdaptiveError::StepFailed {
-        cause:
-            StepError::InconsistentStart {
-                coordinate,
-                correction,
-            },
-        ..
-    } = error
-    else {
-        panic!("{method}: {error:?}");
-    };
+    let (coordinate, correction) = inconsistent_start(error, &method.to_string());
     // Off by 10⁻³ where the tolerance is 10⁻¹⁰ + 10⁻⁶ · 10⁻³.
     assert_eq!(coordinate, 1);
     assert!((correction - 1e-3 / (1e-10 + 1e-9)).abs() < 1e-6 * correction);
@@ -410,17 +416,7 @@ fn an_inconsistent_start_is_refused_and_completed() {
     // y₃ should be 0.
     let mut y = [1.0, 0.0, 1e-3];
     let error = solver.solve(&mut y, &forces, 0.0, 1.0).unwrap_err();
-    let AdaptiveError::StepFailed {
-        cause:
-            StepError::InconsistentStart {
-                coordinate,
-                correction,
-            },
-        ..
-    } = error
-    else {
-        panic!("{error:?}");
-    };
+    let (coordinate, correction) = inconsistent_start(error, "Radau5");
     // Off by 10⁻³ where the tolerance is 10⁻¹⁰ + 10⁻⁶ · 10⁻³.
     assert_eq!(coordinate, 2);
     assert!((correction - 1e-3 / (1e-10 + 1e-9)).abs() < 1e-6 * correction);

@@ -44,12 +44,7 @@ where
     M::Method: AdaptiveMethod<[f64; 5]> + Clone,
 {
     let forces = pendulum::Pendulum(index);
-    let mut start = pendulum::START;
-    if index == Index::One {
-        pendulum::radau5(index)
-            .consistent_start(&mut start, &forces, 0.0)
-            .expect("λ is determined at index 1");
-    }
+    let start = pendulum::consistent_start(index).expect("λ is determined at index 1");
     let mut drift = 0.0_f64;
     let solution = Adaptive::new(method)
         .with_tolerances(Tolerances::new(rtol, rtol))
