@@ -23,6 +23,7 @@ pub use implicit_midpoint::ImplicitMidpoint;
 pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
 pub use radau5::{Radau5, Radau5Workspace};
+pub use settings::ImplicitSettings;
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
 pub use with_mass::WithMass;
