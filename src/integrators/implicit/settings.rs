@@ -31,9 +31,11 @@ use crate::Structure;
 /// | [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) | yes | no: no Newton iteration | no | no |
 /// | [`Bdf`](crate::Bdf) | yes | no: CVODE's own test | no: CVODE's 3 | no |
 ///
-/// A dropped `linear_forces` changes no result (the declaration only saves work, and a
-/// method without a Newton iteration has none to save). A dropped tolerance or iteration
-/// count does not tighten or loosen anything: those methods follow their own rules.
+/// A setting dropped changes nothing: the method runs as it would without it (a method
+/// with no Newton iteration has no tolerance to meet nor iterations to count; the BDF
+/// stops its iteration by CVODE's test, and Radau5 by radau5.f's for linear forces too).
+/// Giving the same value to methods chosen by name is therefore safe, and each method's
+/// `settings` says what it took.
 ///
 /// ```
 /// use timestep::{AdaptiveKind, ImplicitSettings, Radau5, Structure};

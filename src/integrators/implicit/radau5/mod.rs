@@ -205,10 +205,11 @@ impl Radau5 {
     /// control, `ε^(2/3)` at fixed steps) and the iterations (as
     /// [`with_max_iterations`](Self::with_max_iterations); `None`:
     /// [`DEFAULT_MAX_ITERATIONS`](Self::DEFAULT_MAX_ITERATIONS), radau5.f's 7). The
-    /// linear-forces declaration is not taken: Radau5's simplified Newton iteration stops
-    /// on its own convergence test, which a linear system meets at once anyway, so the
-    /// declaration is dropped and [`settings`](Self::settings) reports it `false`. The
-    /// index settings ([`with_higher_index`](Self::with_higher_index)) are kept.
+    /// linear-forces declaration is not taken: Radau5's simplified Newton iteration is
+    /// radau5.f's, stopped by its own convergence test, for linear forces too. The
+    /// declaration is dropped, so that it changes nothing, and
+    /// [`settings`](Self::settings) reports it `false`. The index settings
+    /// ([`with_higher_index`](Self::with_higher_index)) are kept.
     ///
     /// ```
     /// use timestep::{ImplicitSettings, Radau5, Structure};
