@@ -50,9 +50,9 @@ pub use crate::Particles;
 pub use crate::rigid::{DRigidBody, Inertia, RigidBody};
 pub use crate::{
     Adaptive, AdaptiveKind, BackwardEuler, Bs3, Dopri5, ExplicitEuler, FixedTimestep, Forces,
-    ImprovedEuler, InPlace, Integrator, Interpolate, InterpolateMotion, Method, MethodKind,
-    Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler, SmallVector,
-    State, Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, Verlet,
+    ImplicitSettings, ImprovedEuler, InPlace, Integrator, Interpolate, InterpolateMotion, Method,
+    MethodKind, Midpoint, Particle, PositionVerlet, Positional, Rk4, Scheme, SemiImplicitEuler,
+    SmallVector, State, Statistics, StepError, Stepper, Tolerances, Trajectory, Vector, Verlet,
 };
 #[cfg(feature = "alloc")]
 pub use crate::{Solution, solve};

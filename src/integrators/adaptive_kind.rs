@@ -8,7 +8,7 @@ use super::{
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
 };
-use crate::{DerivativeOf, Forces, State, StepError};
+use crate::{DerivativeOf, Forces, ImplicitSettings, State, StepError};
 use core::fmt;
 use core::str::FromStr;
 
@@ -356,6 +356,59 @@ impl AdaptiveKind {
             AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.assume_autonomous()),
             AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.assume_autonomous()),
             other => other,
+        }
+    }
+
+    /// The same method with `settings`, if it is implicit (`rodas4`, `ros3p`, `radau5`,
+    /// `seulex`, `bdf`): each takes what its own `with_settings` takes
+    /// ([`ImplicitSettings`] lists which) and keeps its name and its other settings. An
+    /// explicit method has no such settings and is returned unchanged.
+    ///
+    /// ```
+    /// use timestep::{AdaptiveKind, ImplicitSettings, Radau5, Structure};
+    ///
+    /// let settings = ImplicitSettings::new()
+    ///     .with_structure(Structure::Banded { lower: 1, upper: 1 })
+    ///     .with_tolerance(1e-3);
+    /// let radau5 = "radau5".parse::<AdaptiveKind>()?.with_settings(settings);
+    /// assert_eq!(radau5, AdaptiveKind::Radau5(Radau5::new().with_settings(settings)));
+    /// assert_eq!(radau5.settings(), Some(settings));
+    /// assert_eq!(radau5.to_string(), "radau5");
+    /// let dopri5 = "dopri5".parse::<AdaptiveKind>()?;
+    /// assert_eq!(dopri5.with_settings(settings), dopri5);
+    /// # Ok::<(), timestep::ParseMethodError>(())
+    /// ```
+    #[must_use]
+    pub fn with_settings(self, settings: ImplicitSettings) -> Self {
+        match self {
+            AdaptiveKind::Rodas4(method) => AdaptiveKind::Rodas4(method.with_settings(settings)),
+            AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.with_settings(settings)),
+            AdaptiveKind::Radau5(method) => AdaptiveKind::Radau5(method.with_settings(settings)),
+            AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.with_settings(settings)),
+            AdaptiveKind::Bdf(method) => AdaptiveKind::Bdf(method.with_settings(settings)),
+            explicit => explicit,
+        }
+    }
+
+    /// The implicit method's settings, as its own `settings` gives them; `None` for an
+    /// explicit method.
+    ///
+    /// ```
+    /// use timestep::{AdaptiveKind, ImplicitSettings};
+    ///
+    /// assert_eq!("bdf".parse::<AdaptiveKind>()?.settings(), Some(ImplicitSettings::new()));
+    /// assert_eq!("tsit5".parse::<AdaptiveKind>()?.settings(), None);
+    /// # Ok::<(), timestep::ParseMethodError>(())
+    /// ```
+    #[must_use]
+    pub fn settings(&self) -> Option<ImplicitSettings> {
+        match self {
+            AdaptiveKind::Rodas4(method) => Some(method.settings()),
+            AdaptiveKind::Ros3p(method) => Some(method.settings()),
+            AdaptiveKind::Radau5(method) => Some(method.settings()),
+            AdaptiveKind::Seulex(method) => Some(method.settings()),
+            AdaptiveKind::Bdf(method) => Some(method.settings()),
+            _ => None,
         }
     }
 }

@@ -3,11 +3,11 @@
 use super::{Properties, Scheme, Stepper};
 use crate::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dop853, Dopri5, ExplicitEuler,
-    ExponentialEuler, Forces, ImplicitMidpoint, ImprovedEuler, Leapfrog, Midpoint, Newmark,
-    PositionVerlet, PredictorCorrector, Radau5, Rk4, SemiImplicitEuler, State, StepError,
-    Trapezoid, Tsit5, Verlet,
+    ExponentialEuler, Forces, ImplicitMidpoint, ImplicitSettings, ImprovedEuler, Leapfrog,
+    Midpoint, Newmark, PositionVerlet, PredictorCorrector, Radau5, Rk4, SemiImplicitEuler, State,
+    StepError, Trapezoid, Tsit5, Verlet,
 };
-use crate::{Rodas4, Ros3p};
+use crate::{Rodas4, Ros3p, Rosenbrock};
 use core::fmt;
 use core::str::FromStr;
 
@@ -45,8 +45,8 @@ use core::str::FromStr;
 /// | `trapezoid` | [`Trapezoid`] with its default settings |
 /// | `implicit-midpoint` | [`ImplicitMidpoint`] with its default settings |
 /// | `newmark` | [`Newmark::new`] (average acceleration) |
-/// | `rodas4` | [`Rodas4`], at a fixed step |
-/// | `ros3p` | [`Ros3p`], at a fixed step |
+/// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too), at a fixed step |
+/// | `ros3p` | [`Ros3p`] (as a [`Rosenbrock`] too), at a fixed step |
 /// | `radau5` | [`Radau5`] with its default settings, at a fixed step |
 ///
 /// # Example
@@ -188,8 +188,8 @@ methods! {
     Trapezoid(Trapezoid) = "trapezoid", Trapezoid::new();
     ImplicitMidpoint(ImplicitMidpoint) = "implicit-midpoint", ImplicitMidpoint::new();
     Newmark(Newmark) = "newmark", Newmark::new();
-    Rodas4(Rodas4) = "rodas4", Rodas4;
-    Ros3p(Ros3p) = "ros3p", Ros3p;
+    Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.rosenbrock();
+    Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.rosenbrock();
     Radau5(Radau5) = "radau5", Radau5::new();
 }
 
@@ -198,6 +198,64 @@ impl MethodKind {
     #[must_use]
     pub fn name(&self) -> &'static str {
         self.properties().name
+    }
+
+    /// The same method with `settings`, if it is implicit: each implicit method takes what
+    /// its own `with_settings` takes ([`ImplicitSettings`] lists which), and keeps its name
+    /// and its other settings (Newmark's parameters, Radau5's index). An explicit method
+    /// has no such settings and is returned unchanged.
+    ///
+    /// ```
+    /// use timestep::{ImplicitSettings, MethodKind, Rodas4, Structure};
+    ///
+    /// let banded = ImplicitSettings::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+    /// let rodas4 = "rodas4".parse::<MethodKind>()?.with_settings(banded);
+    /// assert_eq!(rodas4, MethodKind::Rodas4(Rodas4.with_structure(banded.structure())));
+    /// assert_eq!((rodas4.to_string(), rodas4.settings()), ("rodas4".to_string(), Some(banded)));
+    /// let rk4 = "rk4".parse::<MethodKind>()?;
+    /// assert_eq!(rk4.with_settings(banded), rk4);
+    /// # Ok::<(), timestep::ParseMethodError>(())
+    /// ```
+    #[must_use]
+    pub fn with_settings(self, settings: ImplicitSettings) -> Self {
+        match self {
+            MethodKind::BackwardEuler(method) => {
+                MethodKind::BackwardEuler(method.with_settings(settings))
+            }
+            MethodKind::Trapezoid(method) => MethodKind::Trapezoid(method.with_settings(settings)),
+            MethodKind::ImplicitMidpoint(method) => {
+                MethodKind::ImplicitMidpoint(method.with_settings(settings))
+            }
+            MethodKind::Newmark(method) => MethodKind::Newmark(method.with_settings(settings)),
+            MethodKind::Rodas4(method) => MethodKind::Rodas4(method.with_settings(settings)),
+            MethodKind::Ros3p(method) => MethodKind::Ros3p(method.with_settings(settings)),
+            MethodKind::Radau5(method) => MethodKind::Radau5(method.with_settings(settings)),
+            explicit => explicit,
+        }
+    }
+
+    /// The implicit method's settings, as its own `settings` gives them; `None` for an
+    /// explicit method.
+    ///
+    /// ```
+    /// use timestep::{ImplicitSettings, MethodKind};
+    ///
+    /// assert_eq!("backward-euler".parse::<MethodKind>()?.settings(), Some(ImplicitSettings::new()));
+    /// assert_eq!("rk4".parse::<MethodKind>()?.settings(), None);
+    /// # Ok::<(), timestep::ParseMethodError>(())
+    /// ```
+    #[must_use]
+    pub fn settings(&self) -> Option<ImplicitSettings> {
+        match self {
+            MethodKind::BackwardEuler(method) => Some(method.settings()),
+            MethodKind::Trapezoid(method) => Some(method.settings()),
+            MethodKind::ImplicitMidpoint(method) => Some(method.settings()),
+            MethodKind::Newmark(method) => Some(method.settings()),
+            MethodKind::Rodas4(method) => Some(method.settings()),
+            MethodKind::Ros3p(method) => Some(method.settings()),
+            MethodKind::Radau5(method) => Some(method.settings()),
+            _ => None,
+        }
     }
 }
 
@@ -300,13 +358,15 @@ impl fmt::Display for ParseMethodError {
 impl core::error::Error for ParseMethodError {}
 
 /// A method is saved as its name, `"rk4"`; one with settings other than its defaults (an
-/// implicit method with its own tolerance, a Newmark with other parameters) as a map from
-/// its name to its settings, `{"backward-euler": {"tolerance": 1e-12, …}}`. Both forms
+/// implicit method with its own tolerance, a Newmark with other parameters, a banded
+/// Rosenbrock method) as a map from its name to its settings,
+/// `{"backward-euler": {"tolerance": 1e-12, …}}`, the method's own saved form
+/// (`{"rodas4": {"method": "rodas4", "structure": …, "autonomous": false}}`). Both forms
 /// load.
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::MethodKind;
-    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Radau5, Trapezoid};
+    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Radau5, Rodas4, Ros3p, Trapezoid};
     use core::fmt;
     use serde::de::{self, MapAccess, Visitor};
     use serde::ser::SerializeMap;
@@ -336,6 +396,12 @@ mod serde_impl {
                     with_settings(serializer, self.name(), settings)
                 }
                 MethodKind::Radau5(settings) if *settings != Radau5::new() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Rodas4(settings) if *settings != Rodas4.rosenbrock() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Ros3p(settings) if *settings != Ros3p.rosenbrock() => {
                     with_settings(serializer, self.name(), settings)
                 }
                 _ => serializer.serialize_str(self.name()),
@@ -376,6 +442,8 @@ mod serde_impl {
                 MethodKind::ImplicitMidpoint(_) => MethodKind::ImplicitMidpoint(map.next_value()?),
                 MethodKind::Newmark(_) => MethodKind::Newmark(map.next_value()?),
                 MethodKind::Radau5(_) => MethodKind::Radau5(map.next_value()?),
+                MethodKind::Rodas4(_) => MethodKind::Rodas4(map.next_value()?),
+                MethodKind::Ros3p(_) => MethodKind::Ros3p(map.next_value()?),
                 other => {
                     map.next_value::<NoSettings>()?;
                     other

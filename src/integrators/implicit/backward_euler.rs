@@ -1,7 +1,8 @@
 //! Backward (implicit) Euler: the whole rate at the end of the step, solved by the shared
 //! Newton iteration.
 
-use super::newton::{ImplicitWorkspace, Rule, Settings};
+use super::newton::{ImplicitWorkspace, Rule};
+use super::settings::ImplicitSettings;
 use super::settings::{newton_builders, one_stage_scheme};
 use crate::integrators::Properties;
 
@@ -105,7 +106,7 @@ use crate::integrators::Properties;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BackwardEuler {
-    newton: Settings,
+    newton: ImplicitSettings,
 }
 
 impl BackwardEuler {
@@ -147,7 +148,7 @@ impl BackwardEuler {
     #[must_use]
     pub const fn new() -> Self {
         BackwardEuler {
-            newton: Settings::DEFAULT,
+            newton: ImplicitSettings::new(),
         }
     }
 }

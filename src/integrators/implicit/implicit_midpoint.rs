@@ -1,7 +1,8 @@
 //! The implicit midpoint rule: the rate at the middle of the step, taken at the mean of
 //! both ends.
 
-use super::newton::{Rule, Settings};
+use super::newton::Rule;
+use super::settings::ImplicitSettings;
 use super::settings::{newton_builders, one_stage_scheme};
 use crate::integrators::Properties;
 
@@ -69,7 +70,7 @@ use crate::integrators::Properties;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[doc(alias = "gauss-legendre")]
 pub struct ImplicitMidpoint {
-    newton: Settings,
+    newton: ImplicitSettings,
 }
 
 /// The rule: the stage in the middle of the step, the whole of its rate.
@@ -94,7 +95,7 @@ impl ImplicitMidpoint {
     #[must_use]
     pub const fn new() -> Self {
         ImplicitMidpoint {
-            newton: Settings::DEFAULT,
+            newton: ImplicitSettings::new(),
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Implicit methods: each step solves an equation for the end of the step, with Newton's
 //! method on the crate's [linear algebra](crate::linalg). Every one of them is a one-stage
 //! rule (where its stage sits, how much of the stage's rate it takes) handed to one shared
-//! Newton iteration (`newton.rs`), with one set of settings (`settings.rs`).
+//! Newton iteration (`newton.rs`), with one set of settings (`settings.rs`): the
+//! [`ImplicitSettings`] that every implicit method here takes (`with_settings`), each
+//! keeping what it uses.
 //!
 //! A constant mass matrix `M` (`M y' = f(t, y)`, `mass.rs`, [`WithMass`]) is read by
 //! Radau5 (index 1 to 3), the BDF, the Rosenbrock methods and backward Euler (index 1);
@@ -23,6 +25,7 @@ pub use implicit_midpoint::ImplicitMidpoint;
 pub use newmark::{Newmark, NewmarkError};
 pub use newton::ImplicitWorkspace;
 pub use radau5::{Radau5, Radau5Workspace};
+pub use settings::ImplicitSettings;
 pub use trapezoid::Trapezoid;
 pub use with_jacobian::WithJacobian;
 pub use with_mass::WithMass;

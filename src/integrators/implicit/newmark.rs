@@ -1,7 +1,8 @@
 //! Newmark-β: structural dynamics' implicit family for second-order states, with its two
 //! classic members, average and linear acceleration.
 
-use super::newton::{ImplicitWorkspace, Newton, Rule, Settings};
+use super::newton::{ImplicitWorkspace, Newton, Rule};
+use super::settings::ImplicitSettings;
 use super::settings::newton_builders;
 use crate::integrators::{Memoryless, Properties, Scheme};
 use crate::{Forces, State, StepError};
@@ -84,7 +85,7 @@ use core::fmt;
 pub struct Newmark {
     beta: f64,
     gamma: f64,
-    newton: Settings,
+    newton: ImplicitSettings,
 }
 
 impl Newmark {
@@ -103,7 +104,7 @@ impl Newmark {
         Newmark {
             beta: 0.25,
             gamma: 0.5,
-            newton: Settings::DEFAULT,
+            newton: ImplicitSettings::new(),
         }
     }
 
@@ -121,7 +122,7 @@ impl Newmark {
         Newmark {
             beta: 1.0 / 6.0,
             gamma: 0.5,
-            newton: Settings::DEFAULT,
+            newton: ImplicitSettings::new(),
         }
     }
 
@@ -181,7 +182,7 @@ impl Newmark {
             Ok(Newmark {
                 beta,
                 gamma,
-                newton: Settings::DEFAULT,
+                newton: ImplicitSettings::new(),
             })
         } else {
             Err(NewmarkError { beta, gamma })
@@ -226,7 +227,7 @@ impl Scheme for Newmark {
     type Workspace<S: State> = ImplicitWorkspace<S>;
 
     fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S> {
-        ImplicitWorkspace::new(state, self.newton.structure, &self.rule())
+        ImplicitWorkspace::new(state, self.newton.structure(), &self.rule())
     }
 
     fn advance<S: State, F: Forces<S> + ?Sized>(
@@ -304,9 +305,9 @@ mod serde_impl {
                 beta: self.beta,
                 gamma: self.gamma,
                 tolerance: self.newton.tolerance,
-                max_iterations: self.newton.max_iterations,
+                max_iterations: self.max_iterations(),
                 structure: self.newton.structure,
-                linear_forces: self.newton.linear,
+                linear_forces: self.newton.linear_forces,
             }
             .serialize(serializer)
         }
@@ -322,6 +323,7 @@ mod serde_impl {
                 saved.max_iterations,
                 saved.structure,
                 saved.linear_forces,
+                Newmark::DEFAULT_MAX_ITERATIONS,
             )
             .map_err(D::Error::custom)?;
             let newmark =

@@ -12,6 +12,7 @@
 
 use super::jacobian::{self, Differences};
 use super::mass;
+use super::settings::ImplicitSettings;
 use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Order, Structure, band_weight};
 use crate::math;
@@ -85,48 +86,9 @@ impl Rule {
     }
 }
 
-/// The settings of a Newton solve, checked where they are set.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Settings {
-    pub(crate) tolerance: Option<f64>,
-    pub(crate) max_iterations: usize,
-    pub(crate) structure: Structure,
-    /// Forces declared affine in the state with a constant, exact Jacobian: a step whose
-    /// matrix comes from that Jacobian ends after one correction.
-    pub(crate) linear: bool,
-}
-
-impl Settings {
-    /// Newton iterations allowed per step by default.
-    pub(crate) const DEFAULT_MAX_ITERATIONS: usize = 20;
-
-    /// The default tolerance (`ε^(2/3)` of the state's scalar), iterations and a dense
-    /// Jacobian.
-    pub(crate) const DEFAULT: Settings = Settings {
-        tolerance: None,
-        max_iterations: Self::DEFAULT_MAX_ITERATIONS,
-        structure: Structure::Dense,
-        linear: false,
-    };
-
-    /// Why `tolerance` is refused, if it is: it must be finite and positive.
-    pub(crate) fn check_tolerance(tolerance: f64) -> Result<(), &'static str> {
-        if tolerance.is_finite() && tolerance > 0.0 {
-            Ok(())
-        } else {
-            Err("tolerance must be finite and positive")
-        }
-    }
-
-    /// Why `max_iterations` is refused, if it is: at least one.
-    pub(crate) fn check_max_iterations(max_iterations: usize) -> Result<(), &'static str> {
-        if max_iterations > 0 {
-            Ok(())
-        } else {
-            Err("needs at least one Newton iteration")
-        }
-    }
-}
+/// Newton iterations allowed per step by the one-stage methods when their settings leave
+/// it open.
+pub(crate) const DEFAULT_MAX_ITERATIONS: usize = 20;
 
 /// The buffers of an implicit step: the Newton unknown and its residuals (rates of the
 /// state), the stage's probe state, the matrix and its LU factors, and three numbers per
@@ -280,7 +242,7 @@ impl<'w, S: State> Newton<'w, S> {
     ///
     /// [`StepError::TooManyUnknowns`] when the workspace could not be made (no `alloc`).
     pub(crate) fn new(
-        settings: &Settings,
+        settings: &ImplicitSettings,
         rule: &Rule,
         workspace: &'w mut ImplicitWorkspace<S>,
         state: &S,
@@ -308,8 +270,8 @@ impl<'w, S: State> Newton<'w, S> {
                 Some(tolerance) => scalar(tolerance),
                 None => math::powf(S::Scalar::epsilon(), scalar(2.0 / 3.0)),
             },
-            max_iterations: settings.max_iterations,
-            linear: settings.linear,
+            max_iterations: settings.max_iterations_or(DEFAULT_MAX_ITERATIONS),
+            linear: settings.linear_forces,
             stage: scalar(rule.stage),
             velocity_weight: scalar(rule.velocity_weight),
             force_weight: scalar(rule.force_weight),

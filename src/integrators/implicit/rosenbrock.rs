@@ -318,6 +318,14 @@ impl<const S: usize> Rosenbrock<S> {
     }
 }
 
+super::settings::structure_settings!(
+    [const S: usize] Rosenbrock<S>,
+    "Rodas4",
+    "Rodas4.rosenbrock()",
+    "A Rosenbrock method solves one linear system per stage and has no Newton iteration \
+     to stop or to cut short."
+);
+
 /// Saved as the name of its tableau with its settings,
 /// `{"method": "rodas4", "structure": {"banded": {"lower": 1, "upper": 1}}, "autonomous": false}`,
 /// so that a round trip keeps the band and the autonomy. Only the crate's own tableaus
@@ -881,6 +889,16 @@ macro_rules! rosenbrock_method {
                 structure: $crate::Structure,
             ) -> $crate::Rosenbrock<$stages> {
                 self.rosenbrock().with_structure(structure)
+            }
+
+            /// The method with `settings` (its structure alone): see
+            /// [`Rosenbrock::with_settings`]($crate::Rosenbrock::with_settings).
+            #[must_use]
+            pub const fn with_settings(
+                self,
+                settings: $crate::ImplicitSettings,
+            ) -> $crate::Rosenbrock<$stages> {
+                self.rosenbrock().with_settings(settings)
             }
 
             /// The method told that the forces do not depend on time: see

@@ -1,16 +1,333 @@
-//! The Newton settings every implicit method takes (tolerance, iterations, the Jacobian's
-//! structure), written once: a macro gives each method the same checked builders, getters
-//! and serde form, so that a fix to one is a fix to all.
+//! The settings every implicit method takes ([`ImplicitSettings`]: the Jacobian's
+//! structure, the Newton tolerance and iterations, the linear-forces declaration), written
+//! once: a macro gives each one-stage method the same checked builders, getters and serde
+//! form, so that a fix to one is a fix to all.
 
-/// Gives `$method` (a struct with a `newton: Settings` field) the builders `with_tolerance`,
-/// `with_max_iterations`, `with_structure` and `with_linear_forces`, their getters and
-/// `DEFAULT_MAX_ITERATIONS`.
+use crate::Structure;
+
+/// The settings every implicit method takes, as one value: which entries of the Jacobian
+/// can be non-zero ([`Structure`]), the relative Newton tolerance, the Newton iterations
+/// allowed per step, and whether the forces are declared affine with an exact constant
+/// Jacobian. Each implicit method has `with_settings` and `settings`, and so have
+/// [`AdaptiveKind`](crate::AdaptiveKind) and [`MethodKind`](crate::MethodKind), which give
+/// them to whichever implicit method they name: a banded Rodas4 chosen by name is still
+/// `"rodas4"`.
+///
+/// A field left at its default means "the method's own default": no tolerance
+/// ([`tolerance`](Self::tolerance) `None`) is the method's default tolerance, no iteration
+/// count ([`max_iterations`](Self::max_iterations) `None`) the method's own count (20 for
+/// [`BackwardEuler`](crate::BackwardEuler), [`Trapezoid`](crate::Trapezoid),
+/// [`ImplicitMidpoint`](crate::ImplicitMidpoint) and [`Newmark`](crate::Newmark), radau5.f's
+/// 7 for [`Radau5`](crate::Radau5)), so that one value serves every method.
+///
+/// Not every method has every setting. What each takes (a method's `with_settings` says so
+/// too); the settings it does not take are dropped, and its `settings` reports them at
+/// their defaults:
+///
+/// | method | structure | tolerance | max_iterations | linear_forces |
+/// |---|---|---|---|---|
+/// | [`BackwardEuler`](crate::BackwardEuler), [`Trapezoid`](crate::Trapezoid), [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark) | yes | yes | yes (default 20) | yes |
+/// | [`Radau5`](crate::Radau5) | yes | yes (radau5.f's `FNEWT`) | yes (default 7) | no |
+/// | [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) | yes | no: no Newton iteration | no | no |
+/// | [`Bdf`](crate::Bdf) | yes | no: CVODE's own test | no: CVODE's 3 | no |
+///
+/// A setting dropped changes nothing: the method runs as it would without it (a method
+/// with no Newton iteration has no tolerance to meet nor iterations to count; the BDF
+/// stops its iteration by CVODE's test, and Radau5 by radau5.f's for linear forces too).
+/// Giving the same value to methods chosen by name is therefore safe, and each method's
+/// `settings` says what it took.
+///
+/// ```
+/// use timestep::{AdaptiveKind, ImplicitSettings, Radau5, Structure};
+///
+/// let tridiagonal = Structure::Banded { lower: 1, upper: 1 };
+/// let settings = ImplicitSettings::new().with_structure(tridiagonal).with_tolerance(1e-3);
+/// assert_eq!(settings.max_iterations(), None); // each method's own count
+///
+/// // The same value for a method by type and by name.
+/// let radau = Radau5::new().with_settings(settings);
+/// assert_eq!((radau.structure(), radau.max_iterations()), (tridiagonal, 7));
+/// let rodas4 = "rodas4".parse::<AdaptiveKind>()?.with_settings(settings);
+/// assert_eq!(rodas4.to_string(), "rodas4");
+/// // Rodas4 has no Newton iteration: it keeps the structure alone.
+/// assert_eq!(rodas4.settings(), Some(ImplicitSettings::new().with_structure(tridiagonal)));
+/// # Ok::<(), timestep::ParseMethodError>(())
+/// ```
+///
+/// With the `serde` feature it is saved as its fields,
+/// `{"structure": "dense", "tolerance": null, "max_iterations": null, "linear_forces": false}`
+/// (each may be left out; unknown fields, and values the builders refuse, are refused).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImplicitSettings {
+    pub(crate) structure: Structure,
+    pub(crate) tolerance: Option<f64>,
+    pub(crate) max_iterations: Option<usize>,
+    /// Forces declared affine in the state with a constant, exact Jacobian: a step whose
+    /// matrix comes from that Jacobian ends after one correction.
+    pub(crate) linear_forces: bool,
+}
+
+impl ImplicitSettings {
+    /// Every setting at its default: a dense Jacobian, and each method's own tolerance
+    /// and iteration count; forces not declared linear.
+    ///
+    /// ```
+    /// use timestep::{ImplicitSettings, Structure};
+    ///
+    /// let settings = ImplicitSettings::new();
+    /// assert_eq!(settings.structure(), Structure::Dense);
+    /// assert_eq!((settings.tolerance(), settings.max_iterations()), (None, None));
+    /// assert!(!settings.linear_forces());
+    /// assert_eq!(settings, ImplicitSettings::default());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        ImplicitSettings {
+            structure: Structure::Dense,
+            tolerance: None,
+            max_iterations: None,
+            linear_forces: false,
+        }
+    }
+
+    /// The same settings, with the Jacobian's non-zero entries in `structure` (see a
+    /// method's `with_structure`, [`BackwardEuler::with_structure`](crate::BackwardEuler::with_structure)
+    /// for one).
+    ///
+    /// ```
+    /// use timestep::{ImplicitSettings, Structure};
+    ///
+    /// let banded = ImplicitSettings::new().with_structure(Structure::Banded { lower: 2, upper: 1 });
+    /// assert_eq!(banded.structure().bandwidth(), 4);
+    /// ```
+    #[must_use]
+    pub const fn with_structure(self, structure: Structure) -> Self {
+        ImplicitSettings { structure, ..self }
+    }
+
+    /// The same settings, with relative Newton tolerance `tolerance` (what it means to each
+    /// method: its `with_tolerance`).
+    ///
+    /// # Panics
+    ///
+    /// If `tolerance` is not finite and positive (zero, negative, infinite or `NaN`).
+    ///
+    /// ```
+    /// use timestep::ImplicitSettings;
+    ///
+    /// assert_eq!(ImplicitSettings::new().with_tolerance(1e-10).tolerance(), Some(1e-10));
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn with_tolerance(self, tolerance: f64) -> Self {
+        assert!(
+            Self::check_tolerance(tolerance).is_ok(),
+            "ImplicitSettings tolerance must be finite and positive, got {tolerance:e}"
+        );
+        ImplicitSettings {
+            tolerance: Some(tolerance),
+            ..self
+        }
+    }
+
+    /// The same settings, allowing `max_iterations` Newton iterations per step.
+    ///
+    /// # Panics
+    ///
+    /// If `max_iterations` is 0.
+    ///
+    /// ```
+    /// use timestep::ImplicitSettings;
+    ///
+    /// assert_eq!(ImplicitSettings::new().with_max_iterations(5).max_iterations(), Some(5));
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn with_max_iterations(self, max_iterations: usize) -> Self {
+        assert!(
+            Self::check_max_iterations(max_iterations).is_ok(),
+            "ImplicitSettings needs at least one Newton iteration"
+        );
+        ImplicitSettings {
+            max_iterations: Some(max_iterations),
+            ..self
+        }
+    }
+
+    /// The same settings, with the forces declared affine in the state with a constant
+    /// Jacobian that they give exactly (see
+    /// [`BackwardEuler::with_linear_forces`](crate::BackwardEuler::with_linear_forces)).
+    ///
+    /// ```
+    /// assert!(timestep::ImplicitSettings::new().with_linear_forces().linear_forces());
+    /// ```
+    #[must_use]
+    pub const fn with_linear_forces(self) -> Self {
+        ImplicitSettings {
+            linear_forces: true,
+            ..self
+        }
+    }
+
+    /// Which entries of the Jacobian can be non-zero.
+    #[must_use]
+    pub const fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// The relative Newton tolerance set, or `None` for each method's default.
+    #[must_use]
+    pub const fn tolerance(&self) -> Option<f64> {
+        self.tolerance
+    }
+
+    /// The Newton iterations allowed per step, or `None` for each method's own count.
+    #[must_use]
+    pub const fn max_iterations(&self) -> Option<usize> {
+        self.max_iterations
+    }
+
+    /// Whether the forces are declared affine with an exact constant Jacobian.
+    #[must_use]
+    pub const fn linear_forces(&self) -> bool {
+        self.linear_forces
+    }
+
+    /// The iterations allowed, `default` when none were set.
+    pub(crate) const fn max_iterations_or(&self, default: usize) -> usize {
+        match self.max_iterations {
+            Some(max_iterations) => max_iterations,
+            None => default,
+        }
+    }
+
+    /// These settings as a method without a Newton iteration keeps them: the structure
+    /// alone.
+    pub(crate) const fn structure_only(structure: Structure) -> Self {
+        ImplicitSettings::new().with_structure(structure)
+    }
+
+    /// Why `tolerance` is refused, if it is: it must be finite and positive.
+    pub(crate) fn check_tolerance(tolerance: f64) -> Result<(), &'static str> {
+        if tolerance.is_finite() && tolerance > 0.0 {
+            Ok(())
+        } else {
+            Err("tolerance must be finite and positive")
+        }
+    }
+
+    /// Why `max_iterations` is refused, if it is: at least one.
+    pub(crate) fn check_max_iterations(max_iterations: usize) -> Result<(), &'static str> {
+        if max_iterations > 0 {
+            Ok(())
+        } else {
+            Err("needs at least one Newton iteration")
+        }
+    }
+}
+
+impl Default for ImplicitSettings {
+    /// [`ImplicitSettings::new`].
+    fn default() -> Self {
+        ImplicitSettings::new()
+    }
+}
+
+/// Saved as its fields, each optional, checked again on the way in as the builders check
+/// them.
+#[cfg(feature = "serde")]
+const _: () = {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(rename = "ImplicitSettings", deny_unknown_fields)]
+    struct Saved {
+        #[serde(default)]
+        structure: Structure,
+        #[serde(default)]
+        tolerance: Option<f64>,
+        #[serde(default)]
+        max_iterations: Option<usize>,
+        #[serde(default)]
+        linear_forces: bool,
+    }
+
+    impl serde::Serialize for ImplicitSettings {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Saved {
+                structure: self.structure,
+                tolerance: self.tolerance,
+                max_iterations: self.max_iterations,
+                linear_forces: self.linear_forces,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for ImplicitSettings {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let saved = Saved::deserialize(deserializer)?;
+            let refuse = |why| serde::de::Error::custom(format_args!("ImplicitSettings {why}"));
+            if let Some(tolerance) = saved.tolerance {
+                ImplicitSettings::check_tolerance(tolerance).map_err(refuse)?;
+            }
+            if let Some(max_iterations) = saved.max_iterations {
+                ImplicitSettings::check_max_iterations(max_iterations).map_err(refuse)?;
+            }
+            Ok(ImplicitSettings {
+                structure: saved.structure,
+                tolerance: saved.tolerance,
+                max_iterations: saved.max_iterations,
+                linear_forces: saved.linear_forces,
+            })
+        }
+    }
+};
+
+/// Gives `$method` (a struct with a `newton: ImplicitSettings` field, all of which it uses)
+/// the builders `with_settings`, `with_tolerance`, `with_max_iterations`, `with_structure`
+/// and `with_linear_forces`, their getters and `DEFAULT_MAX_ITERATIONS`.
 macro_rules! newton_builders {
     ($method:ident) => {
         impl $method {
             /// Newton iterations allowed per step by default.
             pub const DEFAULT_MAX_ITERATIONS: usize =
-                $crate::integrators::implicit::newton::Settings::DEFAULT_MAX_ITERATIONS;
+                $crate::integrators::implicit::newton::DEFAULT_MAX_ITERATIONS;
+
+            #[doc = concat!(
+                "The same method with `settings`, all of which it takes: the Jacobian's ",
+                "structure, the Newton tolerance (`None`: the default of the state's ",
+                "precision), the iterations (`None`: ",
+                "[`DEFAULT_MAX_ITERATIONS`](Self::DEFAULT_MAX_ITERATIONS)) and the ",
+                "linear-forces declaration. The same as the four builders one by one; ",
+                "[`settings`](Self::settings) gives them back as they were given.\n\n",
+                "```\n",
+                "use timestep::{", stringify!($method), ", ImplicitSettings, Structure};\n\n",
+                "let settings = ImplicitSettings::new()\n",
+                "    .with_structure(Structure::Banded { lower: 1, upper: 1 })\n",
+                "    .with_tolerance(1e-12);\n",
+                "let solver = ", stringify!($method), "::new().with_settings(settings);\n",
+                "assert_eq!(solver.settings(), settings);\n",
+                "assert_eq!(solver.max_iterations(), ", stringify!($method), "::DEFAULT_MAX_ITERATIONS);\n",
+                "assert_eq!(\n",
+                "    solver,\n",
+                "    ", stringify!($method), "::new()\n",
+                "        .with_structure(Structure::Banded { lower: 1, upper: 1 })\n",
+                "        .with_tolerance(1e-12)\n",
+                ");\n",
+                "```"
+            )]
+            #[must_use]
+            pub const fn with_settings(self, settings: $crate::ImplicitSettings) -> Self {
+                let mut method = self;
+                method.newton = settings;
+                method
+            }
+
+            /// The settings of the Newton solve, as [`with_settings`](Self::with_settings)
+            /// or the builders set them.
+            #[must_use]
+            pub const fn settings(&self) -> $crate::ImplicitSettings {
+                self.newton
+            }
 
             #[doc = concat!(
                 "The same method with relative Newton tolerance `tolerance` (the default is ",
@@ -27,7 +344,7 @@ macro_rules! newton_builders {
             #[must_use]
             pub fn with_tolerance(self, tolerance: f64) -> Self {
                 assert!(
-                    $crate::integrators::implicit::newton::Settings::check_tolerance(tolerance)
+                    $crate::ImplicitSettings::check_tolerance(tolerance)
                         .is_ok(),
                     concat!(
                         stringify!($method),
@@ -56,14 +373,12 @@ macro_rules! newton_builders {
             #[must_use]
             pub fn with_max_iterations(self, max_iterations: usize) -> Self {
                 assert!(
-                    $crate::integrators::implicit::newton::Settings::check_max_iterations(
-                        max_iterations
-                    )
+                    $crate::ImplicitSettings::check_max_iterations(max_iterations)
                     .is_ok(),
                     concat!(stringify!($method), " needs at least one Newton iteration")
                 );
                 let mut method = self;
-                method.newton.max_iterations = max_iterations;
+                method.newton.max_iterations = Some(max_iterations);
                 method
             }
 
@@ -136,7 +451,7 @@ macro_rules! newton_builders {
             #[must_use]
             pub const fn with_linear_forces(self) -> Self {
                 let mut method = self;
-                method.newton.linear = true;
+                method.newton.linear_forces = true;
                 method
             }
 
@@ -150,20 +465,21 @@ macro_rules! newton_builders {
             /// Newton iterations allowed per step.
             #[must_use]
             pub fn max_iterations(&self) -> usize {
-                self.newton.max_iterations
+                self.newton
+                    .max_iterations_or(Self::DEFAULT_MAX_ITERATIONS)
             }
 
             /// Which entries of the Jacobian can be non-zero.
             #[must_use]
             pub fn structure(&self) -> $crate::Structure {
-                self.newton.structure
+                self.newton.structure()
             }
 
             /// Whether the forces are declared affine with an exact constant Jacobian
             /// ([`with_linear_forces`](Self::with_linear_forces)).
             #[must_use]
             pub fn linear_forces(&self) -> bool {
-                self.newton.linear
+                self.newton.linear_forces
             }
         }
     };
@@ -172,7 +488,8 @@ macro_rules! newton_builders {
 /// Serde for `$method` (whose settings are its Newton settings alone) through its public
 /// settings, checked again on the way in as the builders check them; saved under
 /// `$serde_name`, with a missing `structure` read as dense and a missing `linear_forces` as
-/// `false`.
+/// `false`. The iterations are saved as the count the method takes, and its default count
+/// loads as left at the default.
 #[cfg(feature = "serde")]
 macro_rules! newton_serde {
     ($method:ident, $serde_name:literal) => {
@@ -197,9 +514,9 @@ macro_rules! newton_serde {
                 ) -> Result<S::Ok, S::Error> {
                     Saved {
                         tolerance: self.newton.tolerance,
-                        max_iterations: self.newton.max_iterations,
+                        max_iterations: self.max_iterations(),
                         structure: self.newton.structure,
-                        linear_forces: self.newton.linear,
+                        linear_forces: self.newton.linear_forces,
                     }
                     .serialize(serializer)
                 }
@@ -216,6 +533,7 @@ macro_rules! newton_serde {
                         saved.max_iterations,
                         saved.structure,
                         saved.linear_forces,
+                        $method::DEFAULT_MAX_ITERATIONS,
                     )
                     .map_err(serde::de::Error::custom)?;
                     Ok($method { newton })
@@ -226,6 +544,43 @@ macro_rules! newton_serde {
 }
 
 pub(crate) use newton_builders;
+
+/// Gives `$method`, a method with no Newton settings of its own but the Jacobian's structure
+/// (its `with_structure` and `structure`), `with_settings` and `settings`; `$why` says why
+/// it takes nothing else, `$make` makes one with its defaults in the doc example.
+macro_rules! structure_settings {
+    ([$($generics:tt)*] $method:ty, $name:literal, $make:literal, $why:literal) => {
+        impl<$($generics)*> $method {
+            #[doc = concat!(
+                "The same method with `settings`' structure, as ",
+                "[`with_structure`](Self::with_structure) sets it. ", $why, " The tolerance, ",
+                "the iterations and the linear-forces declaration are therefore dropped, and ",
+                "[`settings`](Self::settings) reports them at their defaults: the settings ",
+                "are what the method takes.\n\n",
+                "```\n",
+                "use timestep::{", $name, ", ImplicitSettings, Structure};\n\n",
+                "let banded = ImplicitSettings::new().with_structure(Structure::Banded { lower: 1, upper: 1 });\n",
+                "let method = ", $make, ".with_settings(banded.with_tolerance(1e-3).with_linear_forces());\n",
+                "assert_eq!(method, ", $make, ".with_structure(banded.structure()));\n",
+                "assert_eq!(method.settings(), banded);\n",
+                "```"
+            )]
+            #[must_use]
+            pub const fn with_settings(self, settings: $crate::ImplicitSettings) -> Self {
+                self.with_structure(settings.structure())
+            }
+
+            /// The settings it takes: its [`structure`](Self::structure), every other
+            /// setting at its default.
+            #[must_use]
+            pub const fn settings(&self) -> $crate::ImplicitSettings {
+                $crate::ImplicitSettings::structure_only(self.structure())
+            }
+        }
+    };
+}
+
+pub(crate) use structure_settings;
 
 /// A one-stage rule with fixed coefficients as a method: its `Default` (`new()`), and the
 /// [`Scheme`](crate::Scheme) that solves `$rule` on the shared Newton iteration.
@@ -244,7 +599,7 @@ macro_rules! one_stage_scheme {
             fn workspace<S: $crate::State>(&self, state: &S) -> Self::Workspace<S> {
                 $crate::integrators::implicit::newton::ImplicitWorkspace::new(
                     state,
-                    self.newton.structure,
+                    self.newton.structure(),
                     &$rule,
                 )
             }
@@ -288,25 +643,27 @@ pub(crate) struct InvalidSettings {
 
 #[cfg(feature = "serde")]
 impl InvalidSettings {
-    /// The Newton settings, or why they are refused.
+    /// The Newton settings, or why they are refused; `max_iterations` equal to the
+    /// method's `default` is read as left at the default (`None`), as the method's `new`
+    /// has it, so that a saved default loads equal to it.
     pub(crate) fn check(
         method: &'static str,
         tolerance: Option<f64>,
         max_iterations: usize,
         structure: crate::Structure,
-        linear: bool,
-    ) -> Result<super::newton::Settings, InvalidSettings> {
-        use super::newton::Settings;
+        linear_forces: bool,
+        default: usize,
+    ) -> Result<ImplicitSettings, InvalidSettings> {
         let refuse = |why| InvalidSettings { method, why };
         if let Some(tolerance) = tolerance {
-            Settings::check_tolerance(tolerance).map_err(refuse)?;
+            ImplicitSettings::check_tolerance(tolerance).map_err(refuse)?;
         }
-        Settings::check_max_iterations(max_iterations).map_err(refuse)?;
-        Ok(Settings {
+        ImplicitSettings::check_max_iterations(max_iterations).map_err(refuse)?;
+        Ok(ImplicitSettings {
             tolerance,
-            max_iterations,
+            max_iterations: (max_iterations != default).then_some(max_iterations),
             structure,
-            linear,
+            linear_forces,
         })
     }
 }

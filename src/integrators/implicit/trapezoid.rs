@@ -1,6 +1,7 @@
 //! The trapezoidal rule (Crank–Nicolson): the mean of the rates at both ends of the step.
 
-use super::newton::{Rule, Settings};
+use super::newton::Rule;
+use super::settings::ImplicitSettings;
 use super::settings::{newton_builders, one_stage_scheme};
 use crate::integrators::Properties;
 
@@ -64,7 +65,7 @@ use crate::integrators::Properties;
 #[doc(alias = "crank-nicolson")]
 #[doc(alias = "trapezoidal")]
 pub struct Trapezoid {
-    newton: Settings,
+    newton: ImplicitSettings,
 }
 
 /// The rule: the stage at the end of the step, half of its rate and half the start's.
@@ -88,7 +89,7 @@ impl Trapezoid {
     #[must_use]
     pub const fn new() -> Self {
         Trapezoid {
-            newton: Settings::DEFAULT,
+            newton: ImplicitSettings::new(),
         }
     }
 }

@@ -295,6 +295,14 @@ impl Bdf {
     }
 }
 
+super::settings::structure_settings!(
+    [] Bdf,
+    "Bdf",
+    "Bdf::new()",
+    "Its Newton iteration follows CVODE's own rules (at most 3 iterations, stopping at \
+     `0.1/tq₂` of the error test), not a tolerance or a count given here."
+);
+
 impl Default for Bdf {
     /// [`Bdf::new`].
     fn default() -> Self {

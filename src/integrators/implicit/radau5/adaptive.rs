@@ -36,7 +36,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
     type Workspace = Radau5Workspace<S>;
 
     fn workspace(&self, state: &S) -> Radau5Workspace<S> {
-        Radau5Workspace::new(state, self.structure)
+        Radau5Workspace::new(state, self.structure())
     }
 
     /// 3: the error estimate is `O(h⁴)`.
@@ -116,7 +116,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             r if r > 0.0 => r,
             _ => tolerances.absolute_at(0),
         };
-        let fnewt = match self.tolerance {
+        let fnewt = match self.tolerance() {
             Some(tolerance) => tolerance,
             None => {
                 let kept = &mut workspace.memory.newton_tolerance;
@@ -174,7 +174,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         }
 
         // The simplified Newton iteration, with radau5.f's convergence control.
-        let nit = self.max_iterations;
+        let nit = self.max_iterations();
         let memory = &mut workspace.memory;
         memory.faccon = math::powf(memory.faccon.max(epsilon), 0.8);
         memory.theta = JACOBIAN_REUSE;
@@ -247,7 +247,7 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             }
             Outcome::Estimated(error) => error,
         };
-        let nit = self.max_iterations as f64;
+        let nit = self.max_iterations() as f64;
         let fac = SAFETY.min(SAFETY * (1.0 + 2.0 * nit) / (memory.iterations as f64 + 2.0 * nit));
         let mut quot = (math::powf(error, 0.25) / fac).clamp(1.0 / MAX_GROWTH, MAX_SHRINK);
         if error < 1.0 {

@@ -82,7 +82,7 @@ impl Radau5 {
         forces: &F,
         t: S::Scalar,
     ) -> Result<usize, StepError> {
-        let mut workspace = Radau5Workspace::new(state, self.structure);
+        let mut workspace = Radau5Workspace::new(state, self.structure());
         self.complete_in(&mut workspace, state, forces, t, &mut 0)
     }
 
@@ -122,7 +122,7 @@ impl Radau5 {
         t: S::Scalar,
         evaluations: &mut u64,
     ) -> Result<usize, StepError> {
-        let tolerance = match self.tolerance {
+        let tolerance = match self.tolerance() {
             Some(tolerance) => tolerance,
             None => math::powf(S::Scalar::epsilon().to_f64(), 2.0 / 3.0),
         };

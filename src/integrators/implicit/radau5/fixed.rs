@@ -16,7 +16,7 @@ impl Scheme for Radau5 {
     type Workspace<S: State> = Radau5Workspace<S>;
 
     fn workspace<S: State>(&self, state: &S) -> Radau5Workspace<S> {
-        Radau5Workspace::new(state, self.structure)
+        Radau5Workspace::new(state, self.structure())
     }
 
     fn advance<S: State, F: Forces<S> + ?Sized>(
@@ -32,7 +32,7 @@ impl Scheme for Radau5 {
             return Err(StepError::NonFiniteResidual);
         }
         workspace.read_coordinates(state);
-        let tolerance = match self.tolerance {
+        let tolerance = match self.tolerance() {
             Some(tolerance) => S::Scalar::from_f64(tolerance),
             None => math::powf(S::Scalar::epsilon(), S::Scalar::from_f64(2.0 / 3.0)),
         };
@@ -61,7 +61,7 @@ impl Scheme for Radau5 {
             let theta = correction / previous;
             let stalled = since_jacobian > 1 && theta > 0.5;
             previous = correction;
-            if since_jacobian >= self.max_iterations || stalled {
+            if since_jacobian >= self.max_iterations() || stalled {
                 if jacobians >= MAX_JACOBIANS {
                     // No smaller than the last correction with the last Jacobian allowed:
                     // diverging, not merely slow.

@@ -19,7 +19,7 @@ mod workspace;
 pub(crate) use coefficients::{matrix, nodes};
 pub use workspace::Radau5Workspace;
 
-use crate::Structure;
+use crate::{ImplicitSettings, Structure};
 
 /// Radau IIA of order 5, after Hairer and Wanner's code radau5.f: an implicit 3-stage
 /// Runge–Kutta method, stiffly accurate and L-stable, for stiff systems under error
@@ -150,9 +150,8 @@ use crate::Structure;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Radau5 {
-    structure: Structure,
-    tolerance: Option<f64>,
-    max_iterations: usize,
+    /// Its `linear_forces` always `false`: Radau5 does not take the declaration.
+    settings: ImplicitSettings,
     higher_index: HigherIndex,
 }
 
@@ -195,11 +194,55 @@ impl Radau5 {
     #[must_use]
     pub const fn new() -> Self {
         Radau5 {
-            structure: Structure::Dense,
-            tolerance: None,
-            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            settings: ImplicitSettings::new(),
             higher_index: HigherIndex::NONE,
         }
+    }
+
+    /// The same method with `settings`: the Jacobian's structure (as
+    /// [`with_structure`](Self::with_structure)), the Newton tolerance (as
+    /// [`with_tolerance`](Self::with_tolerance); `None`: radau5.f's `FNEWT` under error
+    /// control, `ε^(2/3)` at fixed steps) and the iterations (as
+    /// [`with_max_iterations`](Self::with_max_iterations); `None`:
+    /// [`DEFAULT_MAX_ITERATIONS`](Self::DEFAULT_MAX_ITERATIONS), radau5.f's 7). The
+    /// linear-forces declaration is not taken: Radau5's simplified Newton iteration is
+    /// radau5.f's, stopped by its own convergence test, for linear forces too. The
+    /// declaration is dropped, so that it changes nothing, and
+    /// [`settings`](Self::settings) reports it `false`. The index settings
+    /// ([`with_higher_index`](Self::with_higher_index)) are kept.
+    ///
+    /// ```
+    /// use timestep::{ImplicitSettings, Radau5, Structure};
+    ///
+    /// let settings = ImplicitSettings::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
+    /// let radau = Radau5::new().with_settings(settings);
+    /// assert_eq!(radau.settings(), settings);
+    /// assert_eq!(radau.max_iterations(), 7); // radau5.f's, not another method's
+    /// assert!(!Radau5::new().with_settings(settings.with_linear_forces()).settings().linear_forces());
+    /// ```
+    #[must_use]
+    pub const fn with_settings(self, settings: ImplicitSettings) -> Self {
+        Radau5 {
+            settings: ImplicitSettings {
+                linear_forces: false,
+                ..settings
+            },
+            ..self
+        }
+    }
+
+    /// The settings it takes, as [`with_settings`](Self::with_settings) or the builders
+    /// set them (`linear_forces` always `false`).
+    ///
+    /// ```
+    /// use timestep::{ImplicitSettings, Radau5};
+    ///
+    /// assert_eq!(Radau5::new().settings(), ImplicitSettings::new());
+    /// assert_eq!(Radau5::new().with_tolerance(0.01).settings().tolerance(), Some(0.01));
+    /// ```
+    #[must_use]
+    pub const fn settings(&self) -> ImplicitSettings {
+        self.settings
     }
 
     /// The same method, told which entries of the Jacobian can be non-zero: with a
@@ -215,7 +258,7 @@ impl Radau5 {
     /// ```
     #[must_use]
     pub const fn with_structure(self, structure: Structure) -> Self {
-        Radau5 { structure, ..self }
+        self.with_settings(self.settings.with_structure(structure))
     }
 
     /// The same method with Newton tolerance `tolerance`. Under error control it is
@@ -242,13 +285,10 @@ impl Radau5 {
     #[must_use]
     pub fn with_tolerance(self, tolerance: f64) -> Self {
         assert!(
-            tolerance.is_finite() && tolerance > 0.0,
+            ImplicitSettings::check_tolerance(tolerance).is_ok(),
             "Radau5 tolerance must be finite and positive, got {tolerance:e}"
         );
-        Radau5 {
-            tolerance: Some(tolerance),
-            ..self
-        }
+        self.with_settings(self.settings.with_tolerance(tolerance))
     }
 
     /// The same method allowing `max_iterations` Newton iterations per step (per Jacobian
@@ -269,13 +309,10 @@ impl Radau5 {
     #[must_use]
     pub fn with_max_iterations(self, max_iterations: usize) -> Self {
         assert!(
-            max_iterations > 0,
+            ImplicitSettings::check_max_iterations(max_iterations).is_ok(),
             "Radau5 needs at least one Newton iteration"
         );
-        Radau5 {
-            max_iterations,
-            ..self
-        }
+        self.with_settings(self.settings.with_max_iterations(max_iterations))
     }
 
     /// The same method for a differential-algebraic system of index 2 or 3 (`M y' = f`,
@@ -334,7 +371,7 @@ impl Radau5 {
     /// ```
     #[must_use]
     pub fn structure(&self) -> Structure {
-        self.structure
+        self.settings.structure
     }
 
     /// The Newton tolerance set, or `None` for the defaults.
@@ -344,7 +381,7 @@ impl Radau5 {
     /// ```
     #[must_use]
     pub fn tolerance(&self) -> Option<f64> {
-        self.tolerance
+        self.settings.tolerance
     }
 
     /// Newton iterations allowed per step.
@@ -354,7 +391,8 @@ impl Radau5 {
     /// ```
     #[must_use]
     pub fn max_iterations(&self) -> usize {
-        self.max_iterations
+        self.settings
+            .max_iterations_or(Self::DEFAULT_MAX_ITERATIONS)
     }
 }
 
@@ -364,9 +402,13 @@ impl Default for Radau5 {
     }
 }
 
-/// Saved as its settings, checked again on the way in as the builders check them.
+/// Saved as its settings, checked again on the way in as the builders check them. The
+/// iterations are saved as the count it takes, and radau5.f's default count loads as left
+/// at the default, as [`Radau5::new`] has it.
 #[cfg(feature = "serde")]
 const _: () = {
+    use super::settings::InvalidSettings;
+
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(rename = "Radau5", deny_unknown_fields)]
     struct Saved {
@@ -393,9 +435,9 @@ const _: () = {
     impl serde::Serialize for Radau5 {
         fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             Saved {
-                tolerance: self.tolerance,
-                max_iterations: self.max_iterations,
-                structure: self.structure,
+                tolerance: self.tolerance(),
+                max_iterations: self.max_iterations(),
+                structure: self.structure(),
                 higher_index: self.higher_index,
             }
             .serialize(serializer)
@@ -405,25 +447,22 @@ const _: () = {
     impl<'de> serde::Deserialize<'de> for Radau5 {
         fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             let saved = Saved::deserialize(deserializer)?;
-            if saved.tolerance.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
-                return Err(serde::de::Error::custom(
-                    "Radau5 tolerance must be finite and positive",
-                ));
-            }
             if saved.higher_index.index3 < saved.higher_index.index2 {
                 return Err(serde::de::Error::custom(
                     "Radau5's index-3 unknowns must follow its index-2 ones",
                 ));
             }
-            if saved.max_iterations == 0 {
-                return Err(serde::de::Error::custom(
-                    "Radau5 needs at least one Newton iteration",
-                ));
-            }
+            let settings = InvalidSettings::check(
+                "Radau5",
+                saved.tolerance,
+                saved.max_iterations,
+                saved.structure,
+                false,
+                Radau5::DEFAULT_MAX_ITERATIONS,
+            )
+            .map_err(serde::de::Error::custom)?;
             Ok(Radau5 {
-                structure: saved.structure,
-                tolerance: saved.tolerance,
-                max_iterations: saved.max_iterations,
+                settings,
                 higher_index: saved.higher_index,
             })
         }

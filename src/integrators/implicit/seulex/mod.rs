@@ -216,6 +216,14 @@ impl Seulex {
     }
 }
 
+super::settings::structure_settings!(
+    [] Seulex,
+    "Seulex",
+    "Seulex::new()",
+    "The linearly implicit Euler steps it extrapolates solve one linear system each and \
+     have no Newton iteration to stop or to cut short."
+);
+
 impl Default for Seulex {
     /// [`Seulex::new`].
     fn default() -> Self {

@@ -15,6 +15,7 @@ mod radau5;
 mod rodas4;
 mod rosenbrock;
 mod rosenbrock_dae;
+mod settings;
 mod seulex;
 mod state_dependent_mass;
 mod stiff;
