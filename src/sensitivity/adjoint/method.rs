@@ -59,6 +59,12 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     #[doc(hidden)]
     const TAKES_STEPS_AGAIN: bool;
 
+    /// Whether the forward solve takes the Jacobian from the model's products (as the
+    /// steps taken again do): a Rosenbrock step is built on it, so the forward solve's
+    /// steps are then those the adjoint differentiates.
+    #[doc(hidden)]
+    const MODEL_JACOBIAN: bool = false;
+
     /// Pushes the checkpoint of the forward solve's `step` (its start first) onto `out`.
     #[doc(hidden)]
     fn checkpoint<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<V>);

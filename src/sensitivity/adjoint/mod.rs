@@ -9,11 +9,13 @@ mod explicit;
 mod linearised;
 mod method;
 mod radau5;
+mod rosenbrock;
 
 pub use method::AdjointMethod;
 
 use super::{Model, SensitivityError};
-use crate::{Adaptive, Forces, Scalar, Statistics, Vector};
+use crate::{Adaptive, Forces, Jacobian, Scalar, Statistics, Vector};
+use core::cell::RefCell;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::num::NonZeroUsize;
@@ -204,6 +206,10 @@ impl<M, P> Adjoint<M, P> {
         let forces = Rates {
             model: &self.model,
             parameters,
+            jacobian: A::MODEL_JACOBIAN.then(|| {
+                let entries = vec![V::Scalar::zero(); y0.dim() * y0.dim()];
+                RefCell::new((Linearised::new(&self.model, parameters, y0), entries))
+            }),
         };
 
         // Forward: the steps' times, a checkpoint every `interval` steps, the state at
@@ -324,18 +330,30 @@ impl<M, P> Adjoint<M, P> {
             end: y,
             statistics,
             adjoint_evaluations: model.evaluations,
-            cotangents: model.cotangents,
+            cotangents: model.cotangents + forces.cotangents(),
         })
     }
 }
 
-/// The model at fixed parameters: the forces of the forward solve.
-struct Rates<'a, M, T> {
+/// The model at fixed parameters: the forces of the forward solve, with the model's own
+/// Jacobian for a method whose step is built on it ([`AdjointMethod::MODEL_JACOBIAN`]):
+/// the model's products, counted, and a row-major `n × n` buffer.
+struct Rates<'a, V: Vector, M> {
     model: &'a M,
-    parameters: &'a [T],
+    parameters: &'a [V::Scalar],
+    jacobian: Option<RefCell<(Linearised<'a, V, M>, Vec<V::Scalar>)>>,
 }
 
-impl<V: Vector, M: Model<V>> Forces<V> for Rates<'_, M, V::Scalar> {
+impl<V: Vector, M: Model<V>> Rates<'_, V, M> {
+    /// The cotangents the forward solve's Jacobians took.
+    fn cotangents(&self) -> u64 {
+        self.jacobian
+            .as_ref()
+            .map_or(0, |cell| cell.borrow().0.cotangents)
+    }
+}
+
+impl<V: Vector, M: Model<V>> Forces<V> for Rates<'_, V, M> {
     fn force(&self, y: &V, t: V::Scalar) -> V {
         let mut out = y.zero_like();
         self.force_into(y, t, &mut out);
@@ -345,5 +363,27 @@ impl<V: Vector, M: Model<V>> Forces<V> for Rates<'_, M, V::Scalar> {
     #[inline]
     fn force_into(&self, y: &V, t: V::Scalar, out: &mut V) {
         self.model.rate(y, self.parameters, t, out);
+    }
+
+    /// The model's Jacobian, when the method asks for it and the model gives its
+    /// products (a model with neither cotangent nor tangent leaves it to the method's
+    /// differences).
+    fn jacobian(&self, y: &V, t: V::Scalar, jacobian: &mut Jacobian<'_, V::Scalar>) -> bool {
+        let Some(cell) = &self.jacobian else {
+            return false;
+        };
+        let (model, entries) = &mut *cell.borrow_mut();
+        if !model.model_jacobian(y, t, entries) {
+            return false;
+        }
+        let n = y.dim();
+        for r in 0..n {
+            for c in 0..n {
+                if jacobian.contains((r, c)) {
+                    jacobian[(r, c)] = entries[r * n + c];
+                }
+            }
+        }
+        true
     }
 }
