@@ -167,8 +167,10 @@ impl<V: Vector, const S: usize> RosenbrockBackward<V, S> {
             let (later, earlier) = time_difference_times(t, h);
             model.rate(y, later, &mut self.time_rate);
             model.rate(y, earlier, &mut self.sum);
-            self.time_rate.add_scaled_assign(&self.sum, -V::Scalar::one());
-            self.time_rate.scale_assign(V::Scalar::one() / (later - earlier));
+            self.time_rate
+                .add_scaled_assign(&self.sum, -V::Scalar::one());
+            self.time_rate
+                .scale_assign(V::Scalar::one() / (later - earlier));
         }
         let sigma = h * scalar(tableau.gamma);
         for (k, (entry, &j)) in self.matrix.iter_mut().zip(&self.jacobian).enumerate() {
@@ -236,8 +238,8 @@ impl<V: Vector, const S: usize> RosenbrockBackward<V, S> {
             return;
         }
         let third = V::Scalar::from_f64(1.0 / 3.0);
-        let delta = math::powf(V::Scalar::epsilon(), third) * largest(y).max(V::Scalar::one())
-            / size;
+        let delta =
+            math::powf(V::Scalar::epsilon(), third) * largest(y).max(V::Scalar::one()) / size;
         let half = V::Scalar::from_f64(0.5) / delta;
         for sign in [V::Scalar::one(), -V::Scalar::one()] {
             self.probe.assign(y);

@@ -330,7 +330,11 @@ where
         })
         .unwrap();
     let (steps, samples) = steps_of(&model, parameters, &mut solver, y0, times);
-    assert_eq!(steps.len() as u64, gradient.statistics.accepted, "the same steps");
+    assert_eq!(
+        steps.len() as u64,
+        gradient.statistics.accepted,
+        "the same steps"
+    );
     assert!(steps.len() > 10, "{} steps", steps.len());
     let exact = forward_over::<_, _, S, BLOCKS>(
         method,
@@ -341,9 +345,8 @@ where
         &samples,
         Some(lower),
     );
-    let without = forward_over::<_, L, S, BLOCKS>(
-        method, model, parameters, y0, &steps, &samples, None,
-    );
+    let without =
+        forward_over::<_, L, S, BLOCKS>(method, model, parameters, y0, &steps, &samples, None);
     // The samples the adjoint saw are those of the steps taken again.
     let last = exact.last().unwrap()[0];
     assert_relative_eq!(gradient.end[0], last[0], max_relative = 1e-12);
@@ -373,7 +376,10 @@ fn pumped_spring_is_the_forward_sensitivity_of_the_same_steps() {
             pumped_lower,
         );
         let difference = relative_difference(&adjoint, &forward);
-        assert!(difference < 1e-10, "{difference:e}: {adjoint:?} {forward:?}");
+        assert!(
+            difference < 1e-10,
+            "{difference:e}: {adjoint:?} {forward:?}"
+        );
     }
     let (adjoint, forward, _) = both_ways::<_, _, 3, 5>(
         Ros3p.rosenbrock(),
@@ -386,7 +392,10 @@ fn pumped_spring_is_the_forward_sensitivity_of_the_same_steps() {
         pumped_lower,
     );
     let difference = relative_difference(&adjoint, &forward);
-    assert!(difference < 1e-10, "{difference:e}: {adjoint:?} {forward:?}");
+    assert!(
+        difference < 1e-10,
+        "{difference:e}: {adjoint:?} {forward:?}"
+    );
 }
 
 #[test]
@@ -408,7 +417,10 @@ fn van_der_pol_needs_the_second_order_term() {
     // The central differences of the second-order term err by about ε^(2/3) of it
     // (5·10⁻¹⁴ apart here).
     let difference = relative_difference(&adjoint, &forward);
-    assert!(difference < 1e-10, "{difference:e}: {adjoint:?} {forward:?}");
+    assert!(
+        difference < 1e-10,
+        "{difference:e}: {adjoint:?} {forward:?}"
+    );
     // Without the change of J with (y, μ) the derivative is another map's, off by far
     // more than the tolerance above: 1.8·10⁻² (the adjoint with its second-order term
     // left out gives exactly that, 10⁸ times the tolerance).
