@@ -33,6 +33,9 @@ fn kind(name: &str) -> AdaptiveKind {
 mod spring;
 use spring::Spring;
 
+#[path = "../../examples/problems/robertson.rs"]
+mod robertson;
+
 /// The same spring as a state sized at run time, with no tangent (finite differences).
 #[derive(Debug)]
 struct LargeSpring;

@@ -364,8 +364,11 @@ impl<M, P> Adjoint<M, P> {
 struct Rates<'a, V: Vector, M> {
     model: &'a M,
     parameters: &'a [V::Scalar],
-    jacobian: Option<RefCell<(Linearised<'a, V, M>, Vec<V::Scalar>)>>,
+    jacobian: Option<RefCell<ModelJacobian<'a, V, M>>>,
 }
+
+/// The model's products, counted, and a row-major `n × n` Jacobian.
+type ModelJacobian<'a, V, M> = (Linearised<'a, V, M>, Vec<<V as Vector>::Scalar>);
 
 impl<V: Vector, M: Model<V>> Rates<'_, V, M> {
     /// The cotangents the forward solve's Jacobians took.

@@ -1,8 +1,8 @@
 //! The discrete adjoint of a Rosenbrock step ([`Rodas4`](crate::Rodas4),
 //! [`Ros3p`](crate::Ros3p), any [`RosenbrockTableau`]): A. Sandu, D. N. Daescu,
 //! G. R. Carmichael, "Direct and adjoint sensitivity analysis of chemical kinetic systems
-//! with KPP: Part I — theory and software tools", Atmos. Environ. 37 (2003) 5083–5096,
-//! §4 (the discrete adjoint of a Rosenbrock method, with its second-order term), checked
+//! with KPP: Part I — theory and software tools", Atmos. Environ. 37 (2003) 5083–5096
+//! (the discrete adjoint of a Rosenbrock method, with its second-order term), checked
 //! numerically in Part II (Daescu, Sandu, Carmichael, same volume, 5097–5114); the
 //! Runge–Kutta case in Sandu, *On the properties of Runge–Kutta discrete adjoints*, ICCS
 //! 2006. Derived here for the crate's form of the step.

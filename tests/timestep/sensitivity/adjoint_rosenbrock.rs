@@ -21,15 +21,14 @@
 use super::{B, K, V0, X0};
 use approx::assert_relative_eq;
 use core::num::NonZeroUsize;
-use timestep::sensitivity::{Adjoint, Augmented, Forward, Gradient, Model, WithRespectTo};
+use timestep::sensitivity::{Adjoint, Augmented, Forward, Model, WithRespectTo};
 use timestep::{
     Adaptive, Integrator, Jacobian, Radau5, Rodas4, Ros3p, Rosenbrock, SmallVector, Tolerances,
-    Vector, WithJacobian,
+    WithJacobian,
 };
 
-#[path = "../../../examples/problems/robertson.rs"]
-mod robertson;
-use robertson::{ROBERTSON_K, Robertson};
+use super::adjoint_radau5::{KINETICS_TIMES, adjoint_gradient, kinetics_data, least_squares};
+use super::robertson::{ROBERTSON_K, Robertson};
 
 /// `x'' = −k (1 + ½ cos t) x − b x'`: a damped spring whose stiffness is pumped in time,
 /// parameters `[k, b]`. Linear in the state, so `J` does not change with `y`; it does
@@ -284,17 +283,6 @@ fn forward_gradient<const BLOCKS: usize>(
         .collect()
 }
 
-/// The adjoint's `∂L/∂p` then `∂L/∂y₀`, as one list.
-fn adjoint_gradient<V: Vector<Scalar = f64>>(gradient: &Gradient<V>) -> Vec<f64> {
-    let y0 = &gradient.initial_value;
-    gradient
-        .parameters
-        .iter()
-        .copied()
-        .chain((0..y0.dim()).map(|j| y0.component(j)))
-        .collect()
-}
-
 /// The largest difference relative to the largest entry of `expected`.
 fn relative_difference(got: &[f64], expected: &[f64]) -> f64 {
     assert_eq!(got.len(), expected.len());
@@ -304,7 +292,7 @@ fn relative_difference(got: &[f64], expected: &[f64]) -> f64 {
         .fold(0.0_f64, |m, (g, e)| m.max((g - e).abs() / scale))
 }
 
-/// The adjoint of `method` for `L = Σₖ wₖ · y(tₖ)` (`weights` one per time), and forward
+/// The adjoint of `method` for `L = Σₖ wₖ · y(tₖ)` (`samples` the pairs `(tₖ, wₖ)`), and forward
 /// sensitivities of `method` over the same steps: with the exact augmented Jacobian, and
 /// without its lower blocks.
 fn both_ways<M, L, const S: usize, const BLOCKS: usize>(
@@ -312,8 +300,7 @@ fn both_ways<M, L, const S: usize, const BLOCKS: usize>(
     model: M,
     parameters: &[f64],
     y0: [f64; 2],
-    times: &[f64],
-    weights: &[[f64; 2]],
+    samples: &[(f64, [f64; 2])],
     tolerances: Tolerances,
     lower: L,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>)
@@ -322,46 +309,39 @@ where
     L: Fn(&[[f64; 2]], f64, usize) -> [[f64; 2]; 2],
     [[f64; 2]; BLOCKS]: Augmented<Block = [f64; 2], Scalar = f64> + SmallVector,
 {
+    let (times, weights): (Vec<f64>, Vec<[f64; 2]>) = samples.iter().copied().unzip();
     let mut solver = Adaptive::new(method).with_tolerances(tolerances);
     let gradient = Adjoint::new(model, parameters.to_vec())
         .unwrap()
-        .gradient(&mut solver, &y0, 0.0, times, |k, _, _, out| {
+        .gradient(&mut solver, &y0, 0.0, &times, |k, _, _, out| {
             *out = weights[k]
         })
         .unwrap();
-    let (steps, samples) = steps_of(&model, parameters, &mut solver, y0, times);
+    let (steps, after) = steps_of(&model, parameters, &mut solver, y0, &times);
     assert_eq!(
         steps.len() as u64,
         gradient.statistics.accepted,
         "the same steps"
     );
     assert!(steps.len() > 10, "{} steps", steps.len());
-    let exact = forward_over::<_, _, S, BLOCKS>(
-        method,
-        model,
-        parameters,
-        y0,
-        &steps,
-        &samples,
-        Some(lower),
-    );
+    let exact =
+        forward_over::<_, _, S, BLOCKS>(method, model, parameters, y0, &steps, &after, Some(lower));
     let without =
-        forward_over::<_, L, S, BLOCKS>(method, model, parameters, y0, &steps, &samples, None);
+        forward_over::<_, L, S, BLOCKS>(method, model, parameters, y0, &steps, &after, None);
     // The samples the adjoint saw are those of the steps taken again.
     let last = exact.last().unwrap()[0];
     assert_relative_eq!(gradient.end[0], last[0], max_relative = 1e-12);
     assert_relative_eq!(gradient.end[1], last[1], max_relative = 1e-12);
     (
         adjoint_gradient(&gradient),
-        forward_gradient(&exact, weights),
-        forward_gradient(&without, weights),
+        forward_gradient(&exact, &weights),
+        forward_gradient(&without, &weights),
     )
 }
 
 #[test]
 fn pumped_spring_is_the_forward_sensitivity_of_the_same_steps() {
-    let times = [1.0, 2.0, 3.0];
-    let weights = [[1.0, 0.0], [0.0, 1.0], [1.0, -0.5]];
+    let samples = [(1.0, [1.0, 0.0]), (2.0, [0.0, 1.0]), (3.0, [1.0, -0.5])];
     let tolerances = Tolerances::new(1e-6, 1e-8);
     let y0 = [X0, V0];
     for method in [Rodas4.rosenbrock(), Rodas4.assume_autonomous()] {
@@ -370,8 +350,7 @@ fn pumped_spring_is_the_forward_sensitivity_of_the_same_steps() {
             PumpedSpring,
             &[K, B],
             y0,
-            &times,
-            &weights,
+            &samples,
             tolerances,
             pumped_lower,
         );
@@ -386,8 +365,7 @@ fn pumped_spring_is_the_forward_sensitivity_of_the_same_steps() {
         PumpedSpring,
         &[K, B],
         y0,
-        &times,
-        &weights,
+        &samples,
         tolerances,
         pumped_lower,
     );
@@ -400,8 +378,7 @@ fn pumped_spring_is_the_forward_sensitivity_of_the_same_steps() {
 
 #[test]
 fn van_der_pol_needs_the_second_order_term() {
-    let times = [0.5, 1.5];
-    let weights = [[1.0, 0.0], [0.3, 1.0]];
+    let samples = [(0.5, [1.0, 0.0]), (1.5, [0.3, 1.0])];
     let tolerances = Tolerances::new(1e-6, 1e-8);
     let y0 = [2.0, 0.0];
     let (adjoint, forward, without) = both_ways::<_, _, 6, 4>(
@@ -409,8 +386,7 @@ fn van_der_pol_needs_the_second_order_term() {
         VanDerPol,
         &[MU],
         y0,
-        &times,
-        &weights,
+        &samples,
         tolerances,
         van_der_pol_lower,
     );
@@ -427,34 +403,6 @@ fn van_der_pol_needs_the_second_order_term() {
     let dropped = relative_difference(&without, &forward);
     assert!(dropped > 1e-3, "the second-order term is only {dropped:e}");
 }
-
-/// Robertson's concentrations at `times` from a tight Radau5 solve, scaled by `1 ± 2%`
-/// alternately: the data of a least-squares loss.
-fn kinetics_data(times: &[f64]) -> Vec<[f64; 3]> {
-    let theta = ROBERTSON_K.map(f64::ln);
-    let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-10, 1e-14));
-    let rate = |y: &[f64; 3], t: f64| {
-        let mut out = [0.0; 3];
-        Robertson.rate(y, &theta, t, &mut out);
-        out
-    };
-    let (mut y, mut t) = ([1.0, 0.0, 0.0], 0.0);
-    let mut data = Vec::new();
-    for (k, &sample) in times.iter().enumerate() {
-        solver.solve(&mut y, &rate, t, sample).unwrap();
-        t = sample;
-        let factor = if k % 2 == 0 { 1.02 } else { 0.98 };
-        data.push(y.map(|x| x * factor));
-    }
-    data
-}
-
-/// The least-squares loss `½ Σₖ Σⱼ ((yⱼ − dⱼ)/dⱼ)²`'s gradient in `y(tₖ)`.
-fn least_squares(data: &[[f64; 3]]) -> impl Fn(usize, f64, &[f64; 3], &mut [f64; 3]) + '_ {
-    move |k, _, y, out| *out = [0, 1, 2].map(|j| (y[j] - data[k][j]) / (data[k][j] * data[k][j]))
-}
-
-const KINETICS_TIMES: [f64; 4] = [0.4, 4.0, 40.0, 400.0];
 
 #[test]
 fn robertson_gradient_matches_central_differences_of_tight_solves() {
