@@ -16,12 +16,14 @@
 //!   blocks dropped (what the adjoint is without its second-order term), which miss by
 //!   far more than the tolerance: the term is needed, and the test can fail;
 //! - central differences of tightly solved Robertson runs, to 10⁻⁷ relative;
+//! - Robertson's total mass, a linear invariant of every step: its gradient is exactly
+//!   that of the initial total, even over long, loose steps;
 //! - itself at other checkpoint intervals (the same arithmetic, to round-off).
 
 use super::{B, K, V0, X0};
 use approx::assert_relative_eq;
 use core::num::NonZeroUsize;
-use timestep::sensitivity::{Adjoint, Augmented, Forward, Model, WithRespectTo};
+use timestep::sensitivity::{Adjoint, Augmented, Forward, Model, SensitivityError, WithRespectTo};
 use timestep::{
     Adaptive, Integrator, Jacobian, Radau5, Rodas4, Ros3p, Rosenbrock, SmallVector, Tolerances,
     WithJacobian,
@@ -474,4 +476,54 @@ fn the_checkpoint_interval_changes_nothing_but_round_off() {
         let difference = relative_difference(&adjoint_gradient(&at(interval)), &every);
         assert!(difference < 1e-12, "interval {interval}: {difference:e}");
     }
+}
+
+#[test]
+fn the_total_mass_has_the_gradient_of_an_invariant_even_at_a_loose_tolerance() {
+    // The loss is the total mass a + b + c, a linear invariant that every Rosenbrock step
+    // keeps exactly (the rates, and so the columns of Jᵀ, sum to zero): its gradient is
+    // (1, 1, 1) in y₀ and zero in θ, however long the steps (27 here, to t = 10⁵).
+    let theta = ROBERTSON_K.map(f64::ln);
+    let mut solver = Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-2, 1e-6));
+    let gradient = Adjoint::new(Robertson, theta)
+        .unwrap()
+        .gradient(
+            &mut solver,
+            &[1.0, 0.0, 0.0],
+            0.0,
+            &[1e5],
+            |_, _, _, out| *out = [1.0, 1.0, 1.0],
+        )
+        .unwrap();
+    assert!(
+        gradient.statistics.accepted < 100,
+        "{}",
+        gradient.statistics.accepted
+    );
+    for g in gradient.initial_value {
+        assert_relative_eq!(g, 1.0, max_relative = 1e-12);
+    }
+    for g in gradient.parameters {
+        assert!(g.abs() < 1e-12, "{g:e}");
+    }
+}
+
+#[test]
+fn a_non_finite_model_is_a_clear_error() {
+    // A rate that overflows: the forward solve stops and says why.
+    let blow_up = |y: &[f64; 2], p: &[f64], _t: f64, out: &mut [f64; 2]| {
+        *out = [p[0] * y[0] * y[0], 0.0];
+    };
+    let mut solver = Adaptive::new(Rodas4);
+    let result = Adjoint::new(blow_up, [1.0]).unwrap().gradient(
+        &mut solver,
+        &[1.0, 0.0],
+        0.0,
+        &[2.0],
+        |_, _, _, out| *out = [1.0, 0.0],
+    );
+    assert!(
+        matches!(result, Err(SensitivityError::Solve(_))),
+        "{result:?}"
+    );
 }
