@@ -18,6 +18,11 @@
 //! gradient with respect to the three `ln k` and the initial values (checkpoints every 32
 //! steps).
 //!
+//! And under Rodas4, the same problem and gradient: `rodas4` the plain solve with the
+//! model's Jacobian (a row per cotangent, as the adjoint's forward solve takes it, so the
+//! same steps), `rodas4-differences` with the rate alone (Rodas4's own differences),
+//! `rodas4-adjoint` the gradient.
+//!
 //! With `SENSITIVITY_PROFILE` set to one of the cases' names the binary runs
 //! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
 //! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
@@ -30,7 +35,7 @@ use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Model, WithRespectTo};
-use timestep::{Adaptive, Dopri5, Radau5, Statistics, Tolerances};
+use timestep::{Adaptive, Dopri5, Jacobian, Radau5, Rodas4, Statistics, Tolerances, WithJacobian};
 
 const K: f64 = 4.0;
 const B: f64 = 0.5;
@@ -75,6 +80,60 @@ fn robertson_plain() -> Statistics {
 #[inline(never)]
 fn robertson_adjoint() -> Statistics {
     let mut solver = Adaptive::new(Radau5::new()).with_tolerances(ROBERTSON_TOLERANCES);
+    let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
+        .expect("finite parameters")
+        .gradient(
+            &mut solver,
+            &[1.0, 0.0, 0.0],
+            0.0,
+            &[ROBERTSON_END],
+            |_, _, _, out| *out = [0.0, 0.0, 1.0],
+        )
+        .expect("Robertson solves");
+    black_box(&gradient.parameters);
+    gradient.statistics
+}
+
+/// Robertson's plain solve under Rodas4, with the model's Jacobian (the rows of its
+/// cotangent) or Rodas4's differences.
+#[inline(never)]
+fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
+    let theta = ROBERTSON_K.map(f64::ln);
+    let rate = |y: &[f64; 3], t: f64| {
+        let mut out = [0.0; 3];
+        Robertson.rate(y, &theta, t, &mut out);
+        out
+    };
+    let jacobian = |y: &[f64; 3], t: f64, j: &mut Jacobian<f64>| {
+        let mut discarded = [0.0; 3];
+        for r in 0..3 {
+            let (mut unit, mut row) = ([0.0; 3], [0.0; 3]);
+            unit[r] = 1.0;
+            Robertson.cotangent(y, &theta, t, &unit, &mut row, &mut discarded);
+            for (c, x) in row.into_iter().enumerate() {
+                j[(r, c)] = x;
+            }
+        }
+    };
+    let mut y = [1.0, 0.0, 0.0];
+    let mut solver = Adaptive::new(Rodas4).with_tolerances(ROBERTSON_TOLERANCES);
+    if model_jacobian {
+        solver.solve(
+            &mut y,
+            &WithJacobian::new(rate, jacobian),
+            0.0,
+            ROBERTSON_END,
+        )
+    } else {
+        solver.solve(&mut y, &rate, 0.0, ROBERTSON_END)
+    }
+    .expect("Robertson solves")
+}
+
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under Rodas4.
+#[inline(never)]
+fn robertson_rodas4_adjoint() -> Statistics {
+    let mut solver = Adaptive::new(Rodas4).with_tolerances(ROBERTSON_TOLERANCES);
     let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
         .expect("finite parameters")
         .gradient(
@@ -189,8 +248,11 @@ fn case(name: &str) -> (u64, u64) {
         "adjoint-all" => linear_adjoint(&linear::parameters(), 1),
         "robertson" => robertson_plain(),
         "robertson-adjoint" => robertson_adjoint(),
+        "rodas4" => robertson_rodas4_plain(true),
+        "rodas4-differences" => robertson_rodas4_plain(false),
+        "rodas4-adjoint" => robertson_rodas4_adjoint(),
         _ => panic!(
-            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?} or {STIFF_CASES:?}, not {name:?}"
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?} or {ROSENBROCK_CASES:?}, not {name:?}"
         ),
     };
     (statistics.accepted, statistics.rejected)
@@ -199,10 +261,12 @@ fn case(name: &str) -> (u64, u64) {
 const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
 const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
 const STIFF_CASES: [&str; 2] = ["robertson", "robertson-adjoint"];
+const ROSENBROCK_CASES: [&str; 3] = ["rodas4", "rodas4-differences", "rodas4-adjoint"];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
-    for name in CASES.iter().chain(&ADJOINT_CASES).chain(&STIFF_CASES) {
+    let all = CASES.iter().chain(&ADJOINT_CASES);
+    for name in all.chain(&STIFF_CASES).chain(&ROSENBROCK_CASES) {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
@@ -233,6 +297,7 @@ fn main() {
     for name in STIFF_CASES {
         assert_eq!(case(name), case("robertson"), "{name}");
     }
+    assert_eq!(case("rodas4-adjoint"), case("rodas4"), "rodas4-adjoint");
     sensitivity();
     Criterion::default().configure_from_args().final_summary();
 }

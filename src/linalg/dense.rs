@@ -133,3 +133,55 @@ fn solve_general<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
         head[i] = sum / row[i];
     }
 }
+
+/// Solves `Aᵀ x = b` from the factorisation `P A = L U` of [`factor`], `b` in `rhs`, `x`
+/// out: `Aᵀ = Uᵀ Lᵀ P`, so `Uᵀ z = b` forwards, `Lᵀ w = z` backwards (unit diagonal),
+/// then `x = Pᵀ w`, the swaps undone in reverse. The adjoint of a Rosenbrock step solves
+/// with the transpose of the matrix its stages were solved with, one factorisation for
+/// both.
+pub(crate) fn solve_transposed<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
+    let (a, rhs) = (&a[..n * n], &mut rhs[..n]);
+    for i in 0..n {
+        let sum = (0..i).fold(rhs[i], |sum, k| sum - a[k * n + i] * rhs[k]);
+        rhs[i] = sum / a[i * n + i];
+    }
+    for i in (0..n).rev() {
+        rhs[i] = (i + 1..n).fold(rhs[i], |sum, k| sum - a[k * n + i] * rhs[k]);
+    }
+    for (k, &pivot) in pivots[..n].iter().enumerate().rev() {
+        rhs.swap(k, pivot);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{factor, solve_transposed};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `Aᵀ x = b` from `A`'s factors: `x` satisfies it to round-off, with pivoting
+        /// (entries of both signs up to the diagonal's margin, so rows swap).
+        #[test]
+        fn transposed_solve_solves_the_transpose(
+            n in 1_usize..12,
+            values in prop::collection::vec(-4.0_f64..4.0, 144),
+        ) {
+            let mut a: Vec<f64> = (0..n * n)
+                .map(|k| values[k] + if k % (n + 1) == 0 { 3.0 } else { 0.0 })
+                .collect();
+            let original = a.clone();
+            let mut pivots = vec![0; n];
+            if factor(&mut a, &mut pivots, n).is_err() {
+                return Ok(());
+            }
+            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).cos()).collect();
+            let mut x = b.clone();
+            solve_transposed(&a, &pivots, n, &mut x);
+            let size = x.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+            for (j, &bj) in b.iter().enumerate() {
+                let product: f64 = (0..n).map(|i| original[i * n + j] * x[i]).sum();
+                prop_assert!((product - bj).abs() <= 1e-10 * size, "{product} ≠ {bj}");
+            }
+        }
+    }
+}

@@ -44,9 +44,11 @@ pub enum SensitivityError {
     /// An adjoint gradient's forward solve stopped: why.
     Solve(AdaptiveError),
     /// The backward sweep of an implicit method's adjoint could not solve the stage
-    /// equations of the step from `time` again to round-off (Newton's method did not
-    /// converge in 20 iterations, met a non-finite value, or its matrix was singular):
-    /// the forward solve's tolerances were too loose for the step to be well defined.
+    /// equations of the step from `time` again to round-off (Radau5: Newton's method did
+    /// not converge in 20 iterations, met a non-finite value, or its matrix was singular;
+    /// a Rosenbrock method: `I − hγJ` with the model's Jacobian was singular or not
+    /// finite, or the stages were not): the forward solve's tolerances were too loose for
+    /// the step to be well defined.
     StagesNotSolved {
         /// When the step began.
         time: f64,

@@ -33,6 +33,9 @@ fn kind(name: &str) -> AdaptiveKind {
 mod spring;
 use spring::Spring;
 
+#[path = "../../examples/problems/robertson.rs"]
+mod robertson;
+
 /// The same spring as a state sized at run time, with no tangent (finite differences).
 #[derive(Debug)]
 struct LargeSpring;
@@ -534,3 +537,4 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 
 mod adjoint;
 mod adjoint_radau5;
+mod adjoint_rosenbrock;

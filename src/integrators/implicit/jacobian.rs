@@ -152,12 +152,19 @@ pub(crate) fn time_derivative<S: State, F: Forces<S> + ?Sized>(
     out: &mut DerivativeOf<S>,
     scratch: &mut DerivativeOf<S>,
 ) {
-    let third = S::Scalar::from_f64(1.0 / 3.0);
-    let delta = math::powf(S::Scalar::epsilon(), third) * t.abs().max(h.abs());
-    // The times actually sampled, after rounding.
-    let (later, earlier) = (t + delta, t - delta);
+    let (later, earlier) = time_difference_times(t, h);
     state.derivative_into(forces, later, out);
     state.derivative_into(forces, earlier, scratch);
     out.add_scaled_assign(scratch, -S::Scalar::one());
     out.scale_assign(S::Scalar::one() / (later - earlier));
+}
+
+/// The two times `t ± δ`, `δ = ε^(1/3) · max(|t|, |h|)`, at which [`time_derivative`]
+/// samples the rate, as rounded: the difference is taken over `later − earlier`. The
+/// adjoint of a Rosenbrock step differentiates that same difference
+/// (`src/sensitivity/adjoint/rosenbrock.rs`).
+pub(crate) fn time_difference_times<T: Scalar>(t: T, h: T) -> (T, T) {
+    let third = T::from_f64(1.0 / 3.0);
+    let delta = math::powf(T::epsilon(), third) * t.abs().max(h.abs());
+    (t + delta, t - delta)
 }

@@ -31,7 +31,7 @@ pub use with_jacobian::WithJacobian;
 pub use with_mass::WithMass;
 
 // Rosenbrock methods: linearly implicit, one Jacobian and one LU per step.
-mod jacobian;
+pub(crate) mod jacobian;
 mod rodas4;
 mod rosenbrock;
 

@@ -80,8 +80,27 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
     }
 
     /// Writes `J_y` at (`y`, `p`, `t`) row-major into `out` (`n × n` for `n = y.dim()`):
-    /// a row per cotangent `J_yᵀ e_r` when the model gives them, else a column at a time.
+    /// from the model's products when it gives them ([`model_jacobian`](Self::model_jacobian)),
+    /// else a column at a time by differences.
     pub(super) fn jacobian(&mut self, y: &V, t: V::Scalar, out: &mut [V::Scalar]) {
+        if self.model_jacobian(y, t, out) {
+            return;
+        }
+        let n = y.dim();
+        self.rate_at_state(y, t);
+        for c in 0..n {
+            self.state_column(y, t, c);
+            for r in 0..n {
+                out[r * n + c] = self.column.component(r);
+            }
+        }
+    }
+
+    /// Writes `J_y` at (`y`, `p`, `t`) row-major into `out` and returns `true` when the
+    /// model gives its products: a row per cotangent `J_yᵀ e_r`, or else a column per
+    /// tangent `J_y e_c`; returns `false` (with `out` partly written) when it gives
+    /// neither.
+    pub(super) fn model_jacobian(&mut self, y: &V, t: V::Scalar, out: &mut [V::Scalar]) -> bool {
         let n = y.dim();
         let one = V::Scalar::one();
         for r in 0..n {
@@ -103,16 +122,28 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
                 out[r * n + c] = self.column.component(c);
             }
             if r + 1 == n {
-                return;
+                return true;
             }
         }
-        self.rate_at_state(y, t);
         for c in 0..n {
-            self.state_column(y, t, c);
+            self.unit.set_zero();
+            self.unit.set_component(c, one);
+            let given = self.model.tangent(
+                y,
+                self.parameters,
+                t,
+                &self.unit,
+                &self.unit_parameter,
+                &mut self.column,
+            );
+            if !given {
+                return false;
+            }
             for r in 0..n {
                 out[r * n + c] = self.column.component(r);
             }
         }
+        true
     }
 
     /// `f(t, y, p)` into `self.rate`, for the columns by differences.

@@ -8,8 +8,10 @@ use crate::{Forces, Vector};
 use alloc::vec::Vec;
 
 /// A method with error control whose discrete adjoint [`Adjoint`](super::Adjoint) knows:
-/// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …) and
-/// [`Radau5`](crate::Radau5). The forward solve and the backward sweep, with its
+/// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …),
+/// [`Radau5`](crate::Radau5) and the [`Rosenbrock`](crate::Rosenbrock) methods
+/// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
+/// them). The forward solve and the backward sweep, with its
 /// checkpoints, are one driver for all; the method says what a checkpoint keeps and how
 /// one step is taken again and taken back.
 ///
@@ -17,12 +19,12 @@ use alloc::vec::Vec;
 ///
 /// # Example
 ///
-/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5: `L = y(t)` has
-/// `∂L/∂k = −t y(t)`.
+/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5 and by Rodas4:
+/// `L = y(t)` has `∂L/∂k = −t y(t)`.
 ///
 /// ```
 /// use timestep::sensitivity::{Adjoint, Model};
-/// use timestep::{Adaptive, Radau5, Tolerances};
+/// use timestep::{Adaptive, Radau5, Rodas4, Tolerances};
 ///
 /// struct Decay;
 /// impl Model<f64> for Decay {
@@ -39,6 +41,11 @@ use alloc::vec::Vec;
 /// let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
 /// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
 /// let end = (-10.0_f64).exp();
+/// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
+/// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
+///
+/// let mut solver = Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
 /// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
 /// # Ok::<(), timestep::sensitivity::SensitivityError>(())
@@ -58,6 +65,12 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     /// replaced by the states of the steps solved exactly.
     #[doc(hidden)]
     const TAKES_STEPS_AGAIN: bool;
+
+    /// Whether the forward solve takes the Jacobian from the model's products (as the
+    /// steps taken again do): a Rosenbrock step is built on it, so the forward solve's
+    /// steps are then those the adjoint differentiates.
+    #[doc(hidden)]
+    const MODEL_JACOBIAN: bool = false;
 
     /// Pushes the checkpoint of the forward solve's `step` (its start first) onto `out`.
     #[doc(hidden)]

@@ -21,9 +21,7 @@ use timestep::sensitivity::{
 };
 use timestep::{Adaptive, Integrator, Radau5, SmallVector, Tolerances, Vector};
 
-#[path = "../../../examples/problems/robertson.rs"]
-mod robertson;
-use robertson::{ROBERTSON_K, Robertson};
+use super::robertson::{ROBERTSON_K, Robertson};
 
 /// The steps `(t, h)` of the adjoint's forward solve (a solve per stretch between sample
 /// times), and after how many steps each sample falls.
@@ -116,7 +114,7 @@ fn forward_gradient<V: Vector<Scalar = f64>, const BLOCKS: usize>(
 }
 
 /// The adjoint's `∂L/∂p` then `∂L/∂y₀`, as one list.
-fn adjoint_gradient<V: Vector<Scalar = f64>>(gradient: &Gradient<V>) -> Vec<f64> {
+pub(super) fn adjoint_gradient<V: Vector<Scalar = f64>>(gradient: &Gradient<V>) -> Vec<f64> {
     let y0 = &gradient.initial_value;
     gradient
         .parameters
@@ -179,7 +177,7 @@ fn spring_gradient_matches_the_closed_form_when_solved_tightly() {
 
 /// Robertson's concentrations at `times`, "measured" as the solution at `ROBERTSON_K`
 /// scaled by `1 ± 2%` alternately.
-fn kinetics_data(times: &[f64]) -> Vec<[f64; 3]> {
+pub(super) fn kinetics_data(times: &[f64]) -> Vec<[f64; 3]> {
     let theta = ROBERTSON_K.map(f64::ln);
     let mut solver = Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-10, 1e-14));
     let rate = |y: &[f64; 3], t: f64| {
@@ -199,7 +197,9 @@ fn kinetics_data(times: &[f64]) -> Vec<[f64; 3]> {
 }
 
 /// The least-squares loss `½ Σₖ Σⱼ ((yⱼ − dⱼ)/dⱼ)²`'s gradient in `y(tₖ)`.
-fn least_squares(data: &[[f64; 3]]) -> impl Fn(usize, f64, &[f64; 3], &mut [f64; 3]) + '_ {
+pub(super) fn least_squares(
+    data: &[[f64; 3]],
+) -> impl Fn(usize, f64, &[f64; 3], &mut [f64; 3]) + '_ {
     move |k, _, y, out| *out = [0, 1, 2].map(|j| (y[j] - data[k][j]) / (data[k][j] * data[k][j]))
 }
 
@@ -211,7 +211,7 @@ fn loss_weights(at: &[[[f64; 3]; 7]], data: &[[f64; 3]]) -> Vec<[f64; 3]> {
         .collect()
 }
 
-const KINETICS_TIMES: [f64; 4] = [0.4, 4.0, 40.0, 400.0];
+pub(super) const KINETICS_TIMES: [f64; 4] = [0.4, 4.0, 40.0, 400.0];
 
 #[test]
 fn robertson_sum_over_samples_is_the_forward_sensitivity_of_the_same_steps() {
