@@ -534,3 +534,4 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 
 mod adjoint;
 mod adjoint_radau5;
+mod dae;
