@@ -335,6 +335,31 @@ where
         }
         true
     }
+
+    /// The model's mass matrix ([`Model::mass_matrix`]) on the diagonal of every block:
+    /// `M sᵢ' = J_y sᵢ + ∂f/∂θᵢ` for each sensitivity.
+    fn mass_matrix(&self, mass: &mut crate::Jacobian<'_, B::Scalar>) -> bool {
+        if !self.model.mass_matrix(mass) {
+            return false;
+        }
+        let blocks = 1 + self.with_respect_to.as_ref().len();
+        let n = mass.dim() / blocks;
+        for row in 0..n {
+            for column in 0..n {
+                if !mass.contains((row, column)) {
+                    continue;
+                }
+                let entry = mass[(row, column)];
+                for b in 1..blocks {
+                    let at = (b * n + row, b * n + column);
+                    if mass.contains(at) {
+                        mass[at] = entry;
+                    }
+                }
+            }
+        }
+        true
+    }
 }
 
 /// The state's block and the sensitivities'.

@@ -84,6 +84,27 @@ pub trait Model<V: Vector> {
         let _ = (y, parameters, t, w, out_y, out_p);
         false
     }
+
+    /// Writes the constant mass matrix `M` of `M y' = f(t, y, p)` into rows and columns
+    /// `0..n` of `mass` (`n` the state's size) and returns `true`, or returns `false` (the
+    /// default: `M = I`). As [`Forces::mass_matrix`](crate::Forces::mass_matrix): every
+    /// entry starts at 0, `M` may be singular (a zero row makes its equation algebraic),
+    /// and only the methods that take a mass matrix read it (Radau5, the BDF, the
+    /// Rosenbrock methods, backward Euler). `M` must not depend on the parameters.
+    ///
+    /// [`Forward`](super::Forward) gives each sensitivity the same `M`, `M sᵢ' = J_y sᵢ +
+    /// ∂f/∂θᵢ`: the sensitivities of a differential-algebraic system obey its algebraic
+    /// equations differentiated, so their start must too. A sensitivity to a parameter
+    /// starts at 0, consistent when the algebraic equations do not involve the parameter;
+    /// otherwise (or for an initial value that the algebraic equations tie to others) the
+    /// first step refuses the start with
+    /// [`StepError::InconsistentStart`](crate::StepError::InconsistentStart).
+    /// [`Adjoint`](super::Adjoint) does not take a mass matrix.
+    #[inline]
+    fn mass_matrix(&self, mass: &mut crate::Jacobian<'_, V::Scalar>) -> bool {
+        let _ = mass;
+        false
+    }
 }
 
 impl<V: Vector, F: Fn(&V, &[V::Scalar], V::Scalar, &mut V)> Model<V> for F {

@@ -11,7 +11,7 @@ use crate::integrators::{Memoryless, Properties, Scheme};
 use crate::linalg::{Buffer, Matrix, Order, Structure};
 use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
-use num_traits::One;
+use num_traits::{Float, One};
 
 /// `√ε` of `f64`, `2⁻²⁶` (a constant: `sqrt` is not in `core`).
 const ROOT_EPSILON: f64 = 1.0 / 67_108_864.0;
@@ -509,7 +509,23 @@ impl<const N: usize> Rosenbrock<N> {
         let steps = steps.as_mut().map_err(|e| *e)?;
         let tableau = self.tableau;
 
+        if !*mass_read {
+            jacobian.prepare(forces, state)?;
+            *mass_matrix = mass::read_mass(forces, jacobian);
+            if mass_matrix.is_some() {
+                *mass_product = Buffer::zeroed(jacobian.dim());
+            }
+            *mass_read = true;
+        }
         if !*jacobian_current {
+            // An algebraic unknown has no rate to scale its difference step by: at its
+            // tolerance's scale alone the step can vanish in the rounding of its
+            // equation (the Robertson DAE's `y₃ = 0` in `y₁ + y₂ + y₃ − 1`).
+            let mass: &Option<Matrix<S::Scalar>> = mass_matrix;
+            let floor = |j: usize| match mass {
+                Some(mass) if mass.is_zero_row(j) => Float::max(floor(j), S::Scalar::one()),
+                _ => floor(j),
+            };
             statistics.jacobians += 1;
             statistics.evaluations += jacobian::jacobian(
                 state,
@@ -533,13 +549,6 @@ impl<const N: usize> Rosenbrock<N> {
                 statistics.evaluations += 2;
             }
             *jacobian_current = true;
-        }
-        if !*mass_read {
-            *mass_matrix = mass::read_mass(forces, jacobian);
-            if mass_matrix.is_some() {
-                *mass_product = Buffer::zeroed(jacobian.dim());
-            }
-            *mass_read = true;
         }
         if !*start_checked {
             if let Some(mass_matrix) = mass_matrix {

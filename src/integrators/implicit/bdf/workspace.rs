@@ -392,7 +392,18 @@ impl<S: State> BdfWorkspace<S> {
         evaluations: &mut u64,
     ) -> Result<(), StepError> {
         let weights = self.weights.as_ref().map_err(|e| *e)?;
-        let floor = |j: usize| S::Scalar::from_f64(1.0 / weights[j]);
+        let algebraic = self.mass.as_ref().map(|mass| &mass.algebraic[..]);
+        let floor = |j: usize| {
+            let floor = S::Scalar::from_f64(1.0 / weights[j]);
+            // An algebraic unknown has no rate to scale its step by: differenced at its
+            // tolerance's scale alone, it can vanish in the rounding of its equation (the
+            // Robertson DAE's `y₃ = 0` in `y₁ + y₂ + y₃ − 1`).
+            if algebraic.is_some_and(|algebraic| algebraic[j]) {
+                floor.max(S::Scalar::one())
+            } else {
+                floor
+            }
+        };
         let steps = self.steps.as_mut().map_err(|e| *e)?;
         let matrix = self.jacobian.as_mut().map_err(|e| *e)?;
         *evaluations += jacobian::jacobian(
