@@ -7,9 +7,7 @@ use approx::assert_relative_eq;
 use timestep::sensitivity::{Augmented, Forward, Model, WithRespectTo};
 use timestep::{Adaptive, AdaptiveError, AdaptiveKind, Jacobian, Radau5, StepError, Tolerances};
 
-#[path = "../../../examples/problems/robertson.rs"]
-mod robertson;
-use robertson::{ROBERTSON_K, Robertson};
+use super::robertson::{ROBERTSON_K, Robertson};
 
 /// Robertson's kinetics on log rate constants, with `0 = y₁ + y₂ + y₃ − 1` for the third
 /// rate: `M = diag(1, 1, 0)`.
