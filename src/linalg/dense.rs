@@ -139,6 +139,7 @@ fn solve_general<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
 /// then `x = Pᵀ w`, the swaps undone in reverse. The adjoint of a Rosenbrock step solves
 /// with the transpose of the matrix its stages were solved with, one factorisation for
 /// both.
+#[cfg(any(test, feature = "alloc"))]
 pub(crate) fn solve_transposed<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
     let (a, rhs) = (&a[..n * n], &mut rhs[..n]);
     for i in 0..n {

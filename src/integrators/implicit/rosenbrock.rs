@@ -533,7 +533,7 @@ impl<const N: usize> Rosenbrock<N> {
                 t,
                 h,
                 start_rate,
-                &floor,
+                floor,
                 jacobian,
                 Differences {
                     coordinates,

@@ -55,6 +55,7 @@ pub(crate) fn nodes() -> [f64; 3] {
 
 /// The Runge–Kutta matrix `A`, from its closed form (the tests check the
 /// transformation against it; a step never needs it, the discrete adjoint does).
+#[cfg(any(test, feature = "alloc"))]
 pub(crate) fn matrix() -> [[f64; 3]; 3] {
     let (sq6, _, _) = roots();
     [

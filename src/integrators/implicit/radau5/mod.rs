@@ -16,6 +16,7 @@ mod fixed;
 mod memory;
 mod workspace;
 
+#[cfg(feature = "alloc")]
 pub(crate) use coefficients::{matrix, nodes};
 pub use workspace::Radau5Workspace;
 
