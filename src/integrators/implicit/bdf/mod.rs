@@ -166,6 +166,24 @@ pub struct Bdf {
         serde(default, skip_serializing_if = "LinearSolver::is_direct")
     )]
     linear_solver: LinearSolver,
+    #[cfg_attr(
+        feature = "serde",
+        serde(default = "no_index_two", skip_serializing_if = "is_no_index_two")
+    )]
+    index_two: usize,
+}
+
+/// No unknown of index 2 (the default, not written when saved: settings saved before it
+/// existed read the same).
+#[cfg(feature = "serde")]
+const fn no_index_two() -> usize {
+    usize::MAX
+}
+
+#[cfg(feature = "serde")]
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+const fn is_no_index_two(index_two: &usize) -> bool {
+    *index_two == usize::MAX
 }
 
 /// A saved `max_order` outside 1 to 5 is refused.
@@ -201,6 +219,7 @@ impl Bdf {
             structure: Structure::Dense,
             max_order: coefficients::MAX_ORDER as u8,
             linear_solver: LinearSolver::Direct,
+            index_two: usize::MAX,
         }
     }
 
@@ -274,6 +293,66 @@ impl Bdf {
             linear_solver,
             ..self
         }
+    }
+
+    /// The same method for a differential-algebraic system of index 2 in Hessenberg form
+    /// (`M y' = f`, `M` singular, the algebraic equations `0 = g(y)` not containing the
+    /// unknowns they determine), its unknowns ordered by index: `0..index_two` of index 0
+    /// or 1, `index_two..` of index 2 (the multipliers; radau5.f's `NIND1`, `NIND2`, as
+    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index)`(index_two, n)`).
+    ///
+    /// What changes (Brenan, Campbell and Petzold, "Numerical Solution of Initial-Value
+    /// Problems in Differential-Algebraic Equations", SIAM 1996, ch. 3 and 5, and
+    /// IDA's `IDASetSuppressAlg`): the index-2 unknowns are left out of the error test and
+    /// of the order selection's estimates, whose norms still divide by all `n` unknowns
+    /// (a `k`-step BDF converges at order `k` for them at index 2, but their local error
+    /// estimate is `O(1/h)` times theirs, and would hold the step down for nothing); in
+    /// the Newton iteration's convergence test their tolerance is divided by `|h|`
+    /// (radau5.f's `SCAL(I)/HHFAC`: their corrections are `1/h` times the rest's); and
+    /// with a factorisation made at `γ_f`, their part of a Newton update is taken times
+    /// `γ_f/γ` (the system is `γ`-free in `γ λ`). The start is not checked: the caller
+    /// gives one that satisfies the constraints, hidden ones included.
+    ///
+    /// Index 3 is not offered. With variable steps the BDF's index-3 solutions need not
+    /// converge: a step change makes an error of `O(1)` in the index-3 unknowns and
+    /// `O(1/h)` ones can follow (Gear, Leimkuhler and Gupta, J. Comput. Appl. Math. 12–13
+    /// (1985) 77–90; Brenan, Campbell and Petzold, ch. 3); measured on the pendulum, the
+    /// velocities left their constraint by 0.1 to 30 within three periods at any
+    /// tolerance. Reduce an index-3 system to index 2 (the velocity constraint, or
+    /// Gear–Gupta–Leimkuhler's stabilised form) or solve it with
+    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index).
+    ///
+    /// `index_two` at or past the number of unknowns means none is of index 2 (the
+    /// default, `usize::MAX`).
+    ///
+    /// ```
+    /// use timestep::{Adaptive, Bdf, Jacobian, Tolerances, WithMass};
+    ///
+    /// // y' = −y + z, 0 = y − sin t (index 2: z is not in the constraint), from y = 0,
+    /// // z = 1 (z = y' + y = cos t + sin t).
+    /// let dae = WithMass::new(
+    ///     |u: &[f64; 2], t: f64| [-u[0] + u[1], u[0] - t.sin()],
+    ///     |m: &mut Jacobian<f64>| m[(0, 0)] = 1.0,
+    /// );
+    /// let mut u = [0.0, 1.0];
+    /// Adaptive::new(Bdf::new().with_index_two(1))
+    ///     .with_tolerances(Tolerances::new(1e-8, 1e-8))
+    ///     .solve(&mut u, &dae, 0.0, 2.0)?;
+    /// let z = 2f64.cos() + 2f64.sin();
+    /// assert!((u[0] - 2f64.sin()).abs() < 1e-8 && (u[1] - z).abs() < 1e-5);
+    /// assert_eq!(Bdf::new().with_index_two(1).index_two(), 1);
+    /// # Ok::<(), timestep::AdaptiveError>(())
+    /// ```
+    #[must_use]
+    pub const fn with_index_two(self, index_two: usize) -> Self {
+        Bdf { index_two, ..self }
+    }
+
+    /// Where the index-2 unknowns start, as [`with_index_two`](Self::with_index_two) set
+    /// it (`usize::MAX`: none).
+    #[must_use]
+    pub const fn index_two(&self) -> usize {
+        self.index_two
     }
 
     /// How the Newton systems are solved.
