@@ -44,6 +44,8 @@ pub(super) const GAMMA_CHANGE_FOR_JACOBIAN: f64 = 0.2;
 /// CVODE's `NLS_MAXCOR`, `CRDOWN`, `RDIV`: Newton iterations per attempt, the decay of
 /// the convergence-rate estimate, and the growth of corrections that means divergence.
 pub(super) const MAX_ITERATIONS: usize = 3;
+pub(super) const RATE_DECAY: f64 = 0.3;
+pub(super) const DIVERGENCE: f64 = 2.0;
 /// The Newton iteration's tolerance for a differential-algebraic system, at most CVODE's
 /// `tq[4]` at order 1, `0.1/tq[2] = 0.2`: the error the iteration leaves in an algebraic
 /// unknown is carried into the next step whatever its length (the corrector puts the
@@ -53,8 +55,6 @@ pub(super) const MAX_ITERATIONS: usize = 3;
 /// correction (the pendulum at index 1, rtol 10⁻⁶, stalled at t = 9.54 with the step
 /// at 10⁻¹⁴). IDA's test, `0.33` on `ρ/(1 − ρ) ‖δ‖`, is of the same size.
 pub(super) const DAE_NEWTON_TOLERANCE: f64 = 0.2;
-pub(super) const RATE_DECAY: f64 = 0.3;
-pub(super) const DIVERGENCE: f64 = 2.0;
 
 /// Why the step is attempted (CVODE's `nflag`). Saved as its number (0, 1, 2): history,
 /// which the check of a loaded workspace's shape ignores, where it would compare a unit

@@ -174,7 +174,11 @@ pub struct Bdf {
     linear_solver: LinearSolver,
     #[cfg_attr(
         feature = "serde",
-        serde(default = "no_index_two", skip_serializing_if = "is_no_index_two")
+        serde(
+            default = "no_index_two",
+            skip_serializing_if = "is_no_index_two",
+            deserialize_with = "checked_index_two"
+        )
     )]
     index_two: usize,
 }
@@ -190,6 +194,18 @@ const fn no_index_two() -> usize {
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
 const fn is_no_index_two(index_two: &usize) -> bool {
     *index_two == usize::MAX
+}
+
+/// A saved `index_two` of 0 is refused, as [`Bdf::with_index_two`] refuses it.
+#[cfg(feature = "serde")]
+fn checked_index_two<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    let index_two = <usize as serde::Deserialize>::deserialize(deserializer)?;
+    if index_two == 0 {
+        return Err(serde::de::Error::custom(
+            "a BDF's index_two must be at least 1 (0 leaves no unknown in its error test)",
+        ));
+    }
+    Ok(index_two)
 }
 
 /// A saved `max_order` outside 1 to 5 is refused.
@@ -338,7 +354,14 @@ impl Bdf {
     /// solve it with [`Radau5::with_higher_index`](crate::Radau5::with_higher_index).
     ///
     /// `index_two` at or past the number of unknowns means none is of index 2 (the
-    /// default, `usize::MAX`).
+    /// default, `usize::MAX`). The unknowns from `index_two` on are left out of the error
+    /// test whatever the mass matrix: on an ODE, or on unknowns of index 0 or 1, that
+    /// leaves their errors unwatched.
+    ///
+    /// # Panics
+    ///
+    /// If `index_two` is 0: no unknown would be left for the error test, and every step
+    /// would pass it.
     ///
     /// ```
     /// use timestep::{Adaptive, Bdf, Jacobian, Tolerances, WithMass};
@@ -358,8 +381,13 @@ impl Bdf {
     /// assert_eq!(Bdf::new().with_index_two(1).index_two(), 1);
     /// # Ok::<(), timestep::AdaptiveError>(())
     /// ```
+    #[track_caller]
     #[must_use]
     pub const fn with_index_two(self, index_two: usize) -> Self {
+        assert!(
+            index_two > 0,
+            "a BDF's index-2 unknowns must follow at least one unknown of its error test"
+        );
         Bdf { index_two, ..self }
     }
 

@@ -148,7 +148,10 @@ fn an_index_two_system_told_so_is_solved_by_bdf() {
         println!("rtol {rtol:e}: y = {y:?}, |y2 - cos 2| = {error:e}, {statistics:?}");
         assert!((y[0] - 2f64.sin()).abs() < 1e-14, "{y:?}");
         assert!(error < 20.0 * rtol, "rtol {rtol:e}: {error:e}");
-        assert!(error < previous / 10.0, "rtol {rtol:e}: {error:e} after {previous:e}");
+        assert!(
+            error < previous / 10.0,
+            "rtol {rtol:e}: {error:e} after {previous:e}"
+        );
         previous = error;
     }
 }

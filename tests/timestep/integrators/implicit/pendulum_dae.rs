@@ -184,9 +184,16 @@ fn bdf_measures_the_period_at_index_two() {
     {
         let measured = run_with(bdf, Index::Two, rtol).unwrap();
         let error = period_error(measured.period);
-        println!("rtol {rtol:e}: period error {error:.2e}, drift {:.2e}", measured.drift);
+        println!(
+            "rtol {rtol:e}: period error {error:.2e}, drift {:.2e}",
+            measured.drift
+        );
         assert!(error < period_bound, "rtol {rtol:e}: {error:e}");
-        assert!(measured.drift < drift_bound, "rtol {rtol:e}: {:e}", measured.drift);
+        assert!(
+            measured.drift < drift_bound,
+            "rtol {rtol:e}: {:e}",
+            measured.drift
+        );
     }
     let steps = |method: Bdf, index| {
         let start = pendulum::consistent_start(index).unwrap();
