@@ -1,4 +1,4 @@
-//! Radau5 (and the BDF at index 1) on the pendulum in Cartesian coordinates, `M y' = f(t, y)` with
+//! Radau5 (and the BDF at index 1 and 2) on the pendulum in Cartesian coordinates, `M y' = f(t, y)` with
 //! `y = (x, y, vx, vy, λ)` and `M = diag(1, 1, 1, 1, 0)`, at index 3 (the position
 //! constraint `x² + y² = 1`), 2 (the velocity constraint) and 1 (the acceleration-level
 //! equation that gives `λ`): the model of `examples/problems/pendulum.rs`, shared with the
