@@ -207,10 +207,11 @@ pub enum StepError {
     /// A differential-algebraic system `M y' = f(t, y)` whose algebraic equations
     /// `0 = fᵢ(t, y)` do not determine its algebraic unknowns at the start (the block of
     /// the Jacobian `∂fᵢ/∂yⱼ` over the algebraic rows and unknowns is singular): an
-    /// index-2 or index-3 system, which [`Bdf`](crate::Bdf), the
-    /// [`Rosenbrock`](crate::Rosenbrock) methods and [`BackwardEuler`](crate::BackwardEuler)
-    /// do not solve (they have no index scaling of the error).
-    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index) solves them.
+    /// index-2 or index-3 system, which the [`Rosenbrock`](crate::Rosenbrock) methods,
+    /// [`BackwardEuler`](crate::BackwardEuler) and [`Bdf`](crate::Bdf) untold do not solve
+    /// (they have no index scaling of the error).
+    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index) solves them, and
+    /// [`Bdf::with_index_two`](crate::Bdf::with_index_two) index 2.
     IndexAboveOne,
     /// A method that solves `y' = f(t, y)` only ([`Trapezoid`](crate::Trapezoid),
     /// [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark)) was
@@ -358,7 +359,7 @@ impl fmt::Display for StepError {
             ),
             StepError::IndexAboveOne => write!(
                 f,
-                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which Bdf, the Rosenbrock methods and BackwardEuler do not solve; use Radau5::with_higher_index"
+                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which the Rosenbrock methods and BackwardEuler do not solve; use Radau5::with_higher_index (index 2 or 3) or Bdf::with_index_two (index 2)"
             ),
             StepError::MassUnsupported => write!(
                 f,

@@ -338,8 +338,8 @@
 //! - **Mass matrices and differential-algebraic systems**, `M y' = f(t, y)` with a
 //!   constant `M`, singular allowed (a zero row is an algebraic equation `0 = fᵢ(t, y)`),
 //!   given by [`Forces::mass_matrix`] or [`WithMass`], dense, banded or sparse:
-//!   [`Radau5`] (index 1 to 3), [`Bdf`], the Rosenbrock methods [`Rodas4`] and [`Ros3p`]
-//!   (index 1), and [`BackwardEuler`] at fixed steps (index 1). A start off its algebraic
+//!   [`Radau5`] (index 1 to 3), [`Bdf`] (index 1 and 2), the Rosenbrock methods
+//!   [`Rodas4`] and [`Ros3p`] (index 1), and [`BackwardEuler`] at fixed steps (index 1). A start off its algebraic
 //!   equations is refused ([`StepError::InconsistentStart`]), and so is an index above 1
 //!   where the method does not solve it ([`StepError::IndexAboveOne`]). A mass
 //!   `M(t, y)` that depends on the time or the state is solved through the rewrite

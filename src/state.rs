@@ -745,7 +745,8 @@ pub trait Forces<S: State> {
     /// system, with the algebraic unknown `i` determined by it; see
     /// [`Radau5::consistent_start`](crate::Radau5::consistent_start)). These methods read
     /// it: [`Radau5`](crate::Radau5) (index 1, and 2 or 3 with its index scaling),
-    /// [`Bdf`](crate::Bdf) with its direct linear solver (index 1 only; its GMRES refuses
+    /// [`Bdf`](crate::Bdf) with its direct linear solver (index 1, and 2 with
+    /// [`Bdf::with_index_two`](crate::Bdf::with_index_two); its GMRES refuses
     /// an `M` other than the identity) and the [`Rosenbrock`](crate::Rosenbrock) methods
     /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p); index 1, as rodas.f with
     /// `IMAS = 1`) and [`BackwardEuler`](crate::BackwardEuler) (index 1, solving

@@ -19,7 +19,7 @@
 #![allow(dead_code)] // each user takes what it needs
 
 use std::f64::consts::PI;
-use timestep::{Forces, Jacobian, Radau5};
+use timestep::{Bdf, Forces, Jacobian, Radau5};
 
 /// Gravity.
 pub const G: f64 = 9.81;
@@ -102,6 +102,16 @@ pub fn radau5(index: Index) -> Radau5 {
         Index::One => Radau5::new(),
         Index::Two => Radau5::new().with_higher_index(4, 5),
         Index::Three => Radau5::new().with_higher_index(2, 4),
+    }
+}
+
+/// The BDF told where the unknowns of index 2 start (`Bdf::with_index_two`): at index 2,
+/// `λ` (4); at index 1 none. Index 3 it does not solve: `None`.
+pub fn bdf(index: Index) -> Option<Bdf> {
+    match index {
+        Index::One => Some(Bdf::new()),
+        Index::Two => Some(Bdf::new().with_index_two(4)),
+        Index::Three => None,
     }
 }
 

@@ -55,7 +55,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
     ) -> Result<f64, StepError> {
         let h64 = h.to_f64();
         let norm = ErrorNorm::new(tolerances, state, state);
-        if let Err(cause) = workspace.set_weights(|i| norm.scale(i)) {
+        if let Err(cause) = workspace.set_weights(|i| norm.scale(i), h64, self.index_two()) {
             workspace.memory.convergence_failure();
             return Err(cause);
         }
@@ -85,6 +85,12 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
                 return Err(cause);
             }
         };
+        // The error test leaves the index-2 unknowns out (the same norm without any).
+        let size = if workspace.index_two < workspace.rate.dim() {
+            workspace.error_norm(&workspace.correction)?
+        } else {
+            size
+        };
         let error = size * workspace.memory.formula.tq[2];
         if error > 1.0 {
             let q = workspace.memory.order;
@@ -109,6 +115,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
             workspace.memory.convergence_failure();
             return Err(StepError::NonFiniteResidual);
         }
+        let count = workspace.index_two;
         let BdfWorkspace {
             z,
             correction,
@@ -121,11 +128,11 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         let weights = weights.as_ref().map_err(|e| *e)?;
         let rises = memory.accepted(
             error,
-            || BdfWorkspace::<S>::norm(weights, &z[q]),
+            || BdfWorkspace::<S>::norm_of_first(weights, &z[q], count),
             |factor| {
                 residual.assign(correction);
                 residual.add_scaled_assign(saved, S::Scalar::from_f64(-factor));
-                Some(BdfWorkspace::<S>::norm(weights, residual))
+                Some(BdfWorkspace::<S>::norm_of_first(weights, residual, count))
             },
             h64,
         );

@@ -83,10 +83,15 @@ use crate::{LinearSolver, Structure};
 /// equations `0 = fᵢ(t, y)`, which each step's end satisfies to the Newton iteration's
 /// tolerance (a linear one, with an exact Jacobian row, to rounding: an algebraic row of
 /// an older factorisation is the current one times `γ_f/γ`, and is used as such, not
-/// rescaled as CVODE rescales the rest). Only **index 1** is solved: there is no index
-/// scaling of the error in the BDF, and a start whose algebraic equations do not
-/// determine the algebraic unknowns (index 2 or 3) stops the run with
-/// [`StepError::IndexAboveOne`](crate::StepError::IndexAboveOne): use
+/// rescaled as CVODE rescales the rest). The Newton iteration's tolerance is CVODE's at
+/// order 1 at most (0.2; see `control.rs`): the error it leaves in an algebraic unknown
+/// does not shrink with the next step. **Index 1** is solved as is; **index 2** in
+/// Hessenberg form when told which unknowns are of index 2
+/// ([`with_index_two`](Bdf::with_index_two): left out of the error test, as IDA's
+/// `IDASetSuppressAlg`); untold, a start whose algebraic equations do not determine the
+/// algebraic unknowns (index 2 or 3) stops the run with
+/// [`StepError::IndexAboveOne`](crate::StepError::IndexAboveOne). Index 3 is not solved
+/// (see [`with_index_two`](Bdf::with_index_two)): use
 /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index). The start must satisfy
 /// the algebraic equations: one Newton step on them, at the start's Jacobian (one more
 /// Jacobian per run), may move no algebraic unknown by more than its tolerance, or the
@@ -149,8 +154,9 @@ use crate::{LinearSolver, Structure};
 /// ```
 ///
 /// With the `serde` feature it is saved as its settings,
-/// `{"structure": "dense", "max_order": 5}` (unknown fields, and orders outside 1 to 5,
-/// refused).
+/// `{"structure": "dense", "max_order": 5}`, with `"index_two": k` when
+/// [`with_index_two`](Bdf::with_index_two) set it (unknown fields, and orders outside 1 to
+/// 5, refused).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -166,6 +172,40 @@ pub struct Bdf {
         serde(default, skip_serializing_if = "LinearSolver::is_direct")
     )]
     linear_solver: LinearSolver,
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default = "no_index_two",
+            skip_serializing_if = "is_no_index_two",
+            deserialize_with = "checked_index_two"
+        )
+    )]
+    index_two: usize,
+}
+
+/// No unknown of index 2 (the default, not written when saved: settings saved before it
+/// existed read the same).
+#[cfg(feature = "serde")]
+const fn no_index_two() -> usize {
+    usize::MAX
+}
+
+#[cfg(feature = "serde")]
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+const fn is_no_index_two(index_two: &usize) -> bool {
+    *index_two == usize::MAX
+}
+
+/// A saved `index_two` of 0 is refused, as [`Bdf::with_index_two`] refuses it.
+#[cfg(feature = "serde")]
+fn checked_index_two<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    let index_two = <usize as serde::Deserialize>::deserialize(deserializer)?;
+    if index_two == 0 {
+        return Err(serde::de::Error::custom(
+            "a BDF's index_two must be at least 1 (0 leaves no unknown in its error test)",
+        ));
+    }
+    Ok(index_two)
 }
 
 /// A saved `max_order` outside 1 to 5 is refused.
@@ -201,6 +241,7 @@ impl Bdf {
             structure: Structure::Dense,
             max_order: coefficients::MAX_ORDER as u8,
             linear_solver: LinearSolver::Direct,
+            index_two: usize::MAX,
         }
     }
 
@@ -274,6 +315,87 @@ impl Bdf {
             linear_solver,
             ..self
         }
+    }
+
+    /// The same method for a differential-algebraic system of index 2 in Hessenberg form
+    /// (`M y' = f`, `M` singular, the algebraic equations `0 = g(y)` not containing the
+    /// unknowns they determine), its unknowns ordered by index: `0..index_two` of index 0
+    /// or 1, `index_two..` of index 2 (the multipliers; radau5.f's `NIND1`, `NIND2`, as
+    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index)`(index_two, n)`).
+    ///
+    /// What changes (Brenan, Campbell and Petzold, "Numerical Solution of Initial-Value
+    /// Problems in Differential-Algebraic Equations", SIAM 1996, ch. 3 and 5, and
+    /// IDA's `IDASetSuppressAlg`): the index-2 unknowns are left out of the error test and
+    /// of the order selection's estimates, whose norms still divide by all `n` unknowns
+    /// (a `k`-step BDF converges at order `k` for them at index 2, but their local error
+    /// estimate is `O(1/h)` times the others', and would hold the step down for nothing);
+    /// in the Newton iteration's convergence test their tolerance is divided by `|h|`
+    /// (radau5.f's `SCAL(I)/HHFAC`: their corrections are `1/h` times the rest's); and
+    /// with a factorisation made at `γ_f`, their part of a Newton update is taken times
+    /// `γ_f/γ` (the system is `γ`-free in `γ λ`). The start is not checked: the caller
+    /// gives one that satisfies the constraints, hidden ones included. Weighing their
+    /// error by `|h|` in the error test instead (radau5.f's choice for Radau5) cost the
+    /// pendulum of the `pendulum_dae` example 1.65 times the steps at rtol 10⁻⁸ (4500
+    /// against 2726) for a period error of 2.6·10⁻⁷ against 3.7·10⁻⁷.
+    ///
+    /// Index 3 is not offered. With variable steps the BDF's index-3 solutions need not
+    /// converge: a step change makes an error of `O(1)` in the index-3 unknowns and
+    /// `O(1/h)` ones can follow (Gear, Leimkuhler and Gupta, "Automatic integration of
+    /// Euler–Lagrange equations with constraints", J. Comput. Appl. Math. 12–13 (1985)
+    /// 77–90; Brenan, Campbell and Petzold, ch. 3). Measured on the pendulum at index 3
+    /// (velocities of index 2, `λ` of index 3, their Newton tolerances divided by `|h|`
+    /// and `h²`) to t = 10 at rtol 10⁻⁶, 10⁻⁸, 10⁻¹⁰: left out of the error test, the
+    /// period was off by 5.5·10⁻⁵, 7.2·10⁻⁶, 5.1·10⁻⁸ and the velocities off their
+    /// constraint `x vx + y vy = 0` by 4.7·10⁻³, 6.4·10⁻⁴, 6.5·10⁻⁵ (at index 2: 6.0·10⁻⁵,
+    /// 3.7·10⁻⁷, 2.3·10⁻⁸ and 7.1·10⁻⁶, 6.7·10⁻⁸, 4.7·10⁻¹⁰); weighed by `|h|` and `h²` in
+    /// the error test (radau5.f), off by 6.0·10⁻⁴, 2.8·10⁻⁶, 2.6·10⁻⁵ and 5.5·10⁻³,
+    /// 4.4·10⁻⁴, 2.2·10⁻², no better at a tighter tolerance. Reduce an index-3 system to
+    /// index 2 (the velocity constraint, or Gear–Gupta–Leimkuhler's stabilised form) or
+    /// solve it with [`Radau5::with_higher_index`](crate::Radau5::with_higher_index).
+    ///
+    /// `index_two` at or past the number of unknowns means none is of index 2 (the
+    /// default, `usize::MAX`). The unknowns from `index_two` on are left out of the error
+    /// test whatever the mass matrix: on an ODE, or on unknowns of index 0 or 1, that
+    /// leaves their errors unwatched.
+    ///
+    /// # Panics
+    ///
+    /// If `index_two` is 0: no unknown would be left for the error test, and every step
+    /// would pass it.
+    ///
+    /// ```
+    /// use timestep::{Adaptive, Bdf, Jacobian, Tolerances, WithMass};
+    ///
+    /// // y' = −y + z, 0 = y − sin t (index 2: z is not in the constraint), from y = 0,
+    /// // z = 1 (z = y' + y = cos t + sin t).
+    /// let dae = WithMass::new(
+    ///     |u: &[f64; 2], t: f64| [-u[0] + u[1], u[0] - t.sin()],
+    ///     |m: &mut Jacobian<f64>| m[(0, 0)] = 1.0,
+    /// );
+    /// let mut u = [0.0, 1.0];
+    /// Adaptive::new(Bdf::new().with_index_two(1))
+    ///     .with_tolerances(Tolerances::new(1e-8, 1e-8))
+    ///     .solve(&mut u, &dae, 0.0, 2.0)?;
+    /// let z = 2f64.cos() + 2f64.sin();
+    /// assert!((u[0] - 2f64.sin()).abs() < 1e-8 && (u[1] - z).abs() < 1e-5);
+    /// assert_eq!(Bdf::new().with_index_two(1).index_two(), 1);
+    /// # Ok::<(), timestep::AdaptiveError>(())
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub const fn with_index_two(self, index_two: usize) -> Self {
+        assert!(
+            index_two > 0,
+            "a BDF's index-2 unknowns must follow at least one unknown of its error test"
+        );
+        Bdf { index_two, ..self }
+    }
+
+    /// Where the index-2 unknowns start, as [`with_index_two`](Self::with_index_two) set
+    /// it (`usize::MAX`: none).
+    #[must_use]
+    pub const fn index_two(&self) -> usize {
+        self.index_two
     }
 
     /// How the Newton systems are solved.

@@ -3,7 +3,7 @@
 //! CVODE's convergence test, and the weighted norms.
 
 use super::coefficients::{self, MAX_ORDER};
-use super::control::{DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
+use super::control::{DAE_NEWTON_TOLERANCE, DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
 use super::krylov::NewtonOperator;
 use crate::control::Statistics;
 use crate::integrators::implicit::jacobian::{self, Differences};
@@ -86,6 +86,10 @@ pub struct BdfWorkspace<S: State> {
     /// the method's own dense output, its start not checked again.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(super) settled: bool,
+    /// The first unknown of index 2 ([`Bdf::with_index_two`](super::Bdf::with_index_two),
+    /// at most `n`), set at each attempt's weights.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) index_two: usize,
 }
 
 /// A mass matrix and which of its rows are zero (algebraic equations).
@@ -149,6 +153,7 @@ impl<S: State> BdfWorkspace<S> {
             mass: None,
             mass_read: false,
             settled: false,
+            index_two: n,
         }
     }
 
@@ -224,7 +229,10 @@ impl<S: State> BdfWorkspace<S> {
         scale: impl Fn(usize) -> f64,
         statistics: &mut Statistics,
     ) -> Result<(), StepError> {
-        if !self.mass.as_ref().is_some_and(|mass| mass.singular) {
+        // An index-2 system's algebraic equations do not determine its index-2 unknowns:
+        // nothing to check them with (Radau5 does not check either).
+        let index_two = self.index_two < self.rate.dim();
+        if index_two || !self.mass.as_ref().is_some_and(|mass| mass.singular) {
             return Ok(());
         }
         self.iterate.clone_from(state);
@@ -247,18 +255,38 @@ impl<S: State> BdfWorkspace<S> {
         mass::inconsistency(correction.len(), relative).map_or(Ok(()), Err)
     }
 
-    /// `1/scaleᵢ` at the step's start; a zero scale (a coordinate that is zero with a
-    /// zero absolute tolerance) is refused: every error there would be infinite.
-    pub(super) fn set_weights(&mut self, scale: impl Fn(usize) -> f64) -> Result<(), StepError> {
+    /// `1/scaleᵢ` at the step's start, for a step of `h`; a zero scale (a coordinate
+    /// that is zero with a zero absolute tolerance) is refused: every error there would be
+    /// infinite. The unknowns from `index_two` on are of index 2: their weights are `|h|`
+    /// times theirs (radau5.f's `SCAL(I)/HHFAC`), for the Newton iteration only (the
+    /// error test and the order selection leave them out, [`error_norm`](Self::error_norm)).
+    pub(super) fn set_weights(
+        &mut self,
+        scale: impl Fn(usize) -> f64,
+        h: f64,
+        index_two: usize,
+    ) -> Result<(), StepError> {
         let weights = self.weights.as_mut().map_err(|e| *e)?;
+        self.index_two = index_two.min(weights.len());
         for (i, weight) in weights.iter_mut().enumerate() {
             let scale = scale(i);
             if scale <= 0.0 {
                 return Err(StepError::ZeroScale { coordinate: i });
             }
             *weight = 1.0 / scale;
+            if i >= self.index_two {
+                *weight *= h.abs();
+            }
         }
         Ok(())
+    }
+
+    /// The weighted root mean square of `x` for the error test and the order selection:
+    /// [`norm`](Self::norm) with the index-2 unknowns left out of the sum (not of the
+    /// count; IDA's `IDASetSuppressAlg`), the same number when there are none.
+    pub(super) fn error_norm(&self, x: &DerivativeOf<S>) -> Result<f64, StepError> {
+        let weights = self.weights.as_ref().map_err(|e| *e)?;
+        Ok(Self::norm_of_first(weights, x, self.index_two))
     }
 
     /// Multiplies column `j` by `ηʲ` (CVODE's `cvRescale`): the array for a step of
@@ -316,7 +344,12 @@ impl<S: State> BdfWorkspace<S> {
     /// The weighted root mean square `√(Σᵢ (xᵢ wᵢ)²/n)` (CVODE's `N_VWrmsNorm` with
     /// `ewt`).
     pub(super) fn norm(weights: &[f64], x: &DerivativeOf<S>) -> f64 {
-        let squares: f64 = weights
+        Self::norm_of_first(weights, x, weights.len())
+    }
+
+    /// [`norm`](Self::norm) summed over the first `count` coordinates, divided by all.
+    pub(super) fn norm_of_first(weights: &[f64], x: &DerivativeOf<S>, count: usize) -> f64 {
+        let squares: f64 = weights[..count.min(weights.len())]
             .iter()
             .enumerate()
             .map(|(i, w)| {
@@ -541,7 +574,16 @@ impl<S: State> BdfWorkspace<S> {
             // before the solve, and the correction is not rescaled, so that each
             // iterate satisfies the algebraic equations' linearisation exactly (a
             // linear constraint to rounding).
-            Some(mass) if mass.singular => {}
+            Some(mass) if mass.singular => {
+                // The Newton system is `γ`-free in `γ λ` for the index-2 unknowns `λ`
+                // (their columns are `γ` times the forces' derivatives): the update
+                // solved at `γ_f` is `γ_f/γ` times theirs at `γ`.
+                let factor = S::Scalar::from_f64(1.0 / ratio);
+                for i in self.index_two..self.residual.dim() {
+                    self.residual
+                        .set_component(i, self.residual.component(i) * factor);
+                }
+            }
             _ => self
                 .residual
                 .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio))),
@@ -622,7 +664,10 @@ impl<S: State> BdfWorkspace<S> {
         t: S::Scalar,
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
-        let tolerance = self.memory.formula.tq[4];
+        let mut tolerance = self.memory.formula.tq[4];
+        if self.mass.as_ref().is_some_and(|mass| mass.singular) {
+            tolerance = tolerance.min(DAE_NEWTON_TOLERANCE);
+        }
         let mut previous = 0.0;
         for m in 0..MAX_ITERATIONS {
             self.solve(forces, t, statistics)?;

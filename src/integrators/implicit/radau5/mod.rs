@@ -92,7 +92,8 @@ use crate::{ImplicitSettings, Structure};
 /// algebraic equations: [`consistent_start`](Radau5::consistent_start) completes it, and
 /// an adaptive run from a start off by more than the tolerance stops with
 /// [`StepError::InconsistentStart`](crate::StepError::InconsistentStart).
-/// [`Bdf`](crate::Bdf) takes `M` too (index 1 only); the other methods ignore it.
+/// [`Bdf`](crate::Bdf) takes `M` too (index 1, and 2 with
+/// [`Bdf::with_index_two`](crate::Bdf::with_index_two)); the other methods ignore it.
 ///
 /// What it does with unusual input: a step of `dt = 0` does nothing; negative steps
 /// integrate backwards; a force that is infinite or `NaN` at the start of a step is

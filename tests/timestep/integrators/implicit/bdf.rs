@@ -367,4 +367,18 @@ fn settings_round_trip_through_serde() {
     assert!(serde_json::from_str::<Bdf>(r#"{"structure":"dense","max_order":0}"#).is_err());
     assert!(serde_json::from_str::<Bdf>(r#"{"structure":"dense","max_order":6}"#).is_err());
     assert!(serde_json::from_str::<Bdf>(r#"{"structure":"dense","max_order":5,"k":1}"#).is_err());
+    // The index-2 unknowns' start is written only when set, and 0 is refused.
+    let index_two = Bdf::new().with_index_two(4);
+    let json = serde_json::to_string(&index_two).unwrap();
+    assert_eq!(json, r#"{"structure":"dense","max_order":5,"index_two":4}"#);
+    assert_eq!(serde_json::from_str::<Bdf>(&json).unwrap(), index_two);
+    let zero = r#"{"structure":"dense","max_order":5,"index_two":0}"#;
+    assert!(serde_json::from_str::<Bdf>(zero).is_err());
+}
+
+/// `with_index_two(0)` would leave no unknown in the error test: refused.
+#[test]
+#[should_panic(expected = "at least one unknown of its error test")]
+fn index_two_at_zero_is_refused() {
+    let _ = Bdf::new().with_index_two(0);
 }
