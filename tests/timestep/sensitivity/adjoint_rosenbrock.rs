@@ -25,11 +25,14 @@ use approx::assert_relative_eq;
 use core::num::NonZeroUsize;
 use timestep::sensitivity::{Adjoint, Augmented, Forward, Model, SensitivityError, WithRespectTo};
 use timestep::{
-    Adaptive, Integrator, Jacobian, Radau5, Rodas4, Ros3p, Rosenbrock, SmallVector, Tolerances,
+    Adaptive, Integrator, Jacobian, Rodas4, Ros3p, Rosenbrock, SmallVector, Tolerances,
     WithJacobian,
 };
 
-use super::adjoint_radau5::{KINETICS_TIMES, adjoint_gradient, kinetics_data, least_squares};
+use super::adjoint_radau5::{
+    KINETICS_TIMES, adjoint_gradient, assert_matches_central_differences, kinetics_data,
+    least_squares,
+};
 use super::robertson::{ROBERTSON_K, Robertson};
 
 /// `x'' = −k (1 + ½ cos t) x − b x'`: a damped spring whose stiffness is pumped in time,
@@ -422,33 +425,7 @@ fn robertson_gradient_matches_central_differences_of_tight_solves() {
             &loss,
         )
         .unwrap();
-    let cost = |theta: [f64; 3]| {
-        let rate = |y: &[f64; 3], t: f64| {
-            let mut out = [0.0; 3];
-            Robertson.rate(y, &theta, t, &mut out);
-            out
-        };
-        let mut solver =
-            Adaptive::new(Radau5::new()).with_tolerances(Tolerances::new(1e-12, 1e-18));
-        let (mut y, mut t, mut sum) = (y0, 0.0, 0.0);
-        for (k, &sample) in KINETICS_TIMES.iter().enumerate() {
-            solver.solve(&mut y, &rate, t, sample).unwrap();
-            t = sample;
-            sum += (0..3)
-                .map(|j| 0.5 * ((y[j] - data[k][j]) / data[k][j]).powi(2))
-                .sum::<f64>();
-        }
-        sum
-    };
-    // Truncation h² f'''/6 is 10⁻¹⁰ of the gradient here, rounding 10⁻¹²/h.
-    let h = 1e-5;
-    for i in 0..3 {
-        let (mut up, mut down) = (theta, theta);
-        up[i] += h;
-        down[i] -= h;
-        let difference = (cost(up) - cost(down)) / (2.0 * h);
-        assert_relative_eq!(gradient.parameters[i], difference, max_relative = 1e-7);
-    }
+    assert_matches_central_differences(&gradient.parameters, theta, &data);
 }
 
 #[test]
