@@ -35,8 +35,9 @@
 //! BRUSS_RUN=n128/timestep_sparse BRUSS_REPEAT=5 target/release/deps/brusselator-<hash>
 //! ```
 //!
-//! `BRUSS_RUN=n<N>/<function>` runs one side `BRUSS_REPEAT` times (default 1) without
-//! criterion, printing each run's wall time and its counts (and its error if
+//! `BRUSS_RUN=n<N>/<function>[/k<rung>]` runs one side `BRUSS_REPEAT` times (default 1)
+//! without criterion, at its searched tolerance or at `rtol = atol = 10^(−rung/8)`, printing
+//! each run's wall time and its counts (and its error if
 //! `BRUSS_REFERENCES` holds the reference; none is computed): for `/usr/bin/time`'s peak
 //! memory, and for callgrind (`--toggle-collect='brusselator::run'`).
 
@@ -293,15 +294,22 @@ fn search(grid: &Grid, reference: &[f64]) {
 
 /// `BRUSS_RUN=n<N>/<function>`: one side, `BRUSS_REPEAT` times.
 fn run_one(case: &str) {
-    let (size, function) = case.split_once('/').expect("BRUSS_RUN=n<N>/<function>");
+    let mut parts = case.split('/');
+    let (Some(size), Some(function)) = (parts.next(), parts.next()) else {
+        panic!("BRUSS_RUN=n<N>/<function>[/k<rung>]");
+    };
     let n: usize = size
         .trim_start_matches('n')
         .parse()
         .expect("BRUSS_RUN=n<N>/<function>: N a number");
-    let side = sides(n)
+    let mut side = sides(n)
         .into_iter()
         .find(|side| side.name() == function)
         .unwrap_or_else(|| panic!("no function {function}"));
+    if let Some(k) = parts.next() {
+        let k = k.trim_start_matches('k').parse().expect("BRUSS_RUN=…/k<rung>");
+        side = side.with(rung(k));
+    }
     let repeat: usize = std::env::var("BRUSS_REPEAT").map_or(1, |r| r.parse().expect("a count"));
     let grid = Grid::new(n, matches!(side, Side::DiffsolBdf(_)));
     let mut times = Vec::new();
