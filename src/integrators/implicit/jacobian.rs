@@ -58,7 +58,11 @@ impl<T: Scalar> DifferenceStep<'_, T> {
     pub(crate) fn size(&self, j: usize, y: Option<T>, value: T) -> T {
         let sqrt_epsilon = T::epsilon().sqrt();
         match *self {
-            DifferenceStep::Scaled { h, floor, algebraic } => {
+            DifferenceStep::Scaled {
+                h,
+                floor,
+                algebraic,
+            } => {
                 let floor = match algebraic {
                     Some(algebraic) if algebraic[j] => floor(j).max(T::one()),
                     _ => floor(j),
@@ -313,7 +317,8 @@ impl<S: State, F: Forces<S> + ?Sized> Differenced<S::Scalar> for Rates<'_, S, F>
     }
 
     fn evaluate(&mut self) {
-        self.state.probe_into(self.nudge, S::Scalar::one(), self.probe);
+        self.state
+            .probe_into(self.nudge, S::Scalar::one(), self.probe);
         self.probe
             .derivative_into(self.forces, self.t, self.nudged_rate);
     }

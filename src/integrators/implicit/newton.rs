@@ -721,7 +721,15 @@ impl<'w, S: State> Newton<'w, S> {
     ) {
         let Probe::Rate = probe;
         let stage_state = &mut *self.stage_state;
-        stage(state, forces, stage_time, stage_dt, self.rate, stage_state, self.stage_rate);
+        stage(
+            state,
+            forces,
+            stage_time,
+            stage_dt,
+            self.rate,
+            stage_state,
+            self.stage_rate,
+        );
     }
 
     /// The residual at the rate `D` from the stage's rate.
