@@ -244,7 +244,8 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
         }
         None => forces.jacobian(state, t, &mut matrix.as_jacobian()),
     };
-    if analytic && !(matrix.is_banded() && !*band_checked) {
+    let check = matrix.is_banded() && !*band_checked;
+    if analytic && !check {
         return Ok(0);
     }
     let has_coordinates = state.coordinates_into(coordinates);

@@ -28,6 +28,13 @@ use timestep::{
 
 const MU: f64 = 10.0;
 
+/// A step's end with differences, with the closed-form Jacobian, and how many more
+/// evaluations the differences made.
+type Compared<const N: usize> = ([f64; N], [f64; N], u64);
+
+/// An adaptive method, made anew for each run.
+type Kind = fn() -> AdaptiveKind;
+
 fn van_der_pol(y: &[f64; 2]) -> [f64; 2] {
     [y[1], MU * (1.0 - y[0] * y[0]) * y[1] - y[0]]
 }
@@ -82,7 +89,7 @@ fn one_step<const N: usize, I: Integrator<[f64; N]>>(
     jacobian: fn(&[f64; N], &mut Jacobian<f64>),
     y0: [f64; N],
     dt: f64,
-) -> ([f64; N], [f64; N], u64) {
+) -> Compared<N> {
     let count = Cell::new(0_u64);
     let counted = |y: &[f64; N], _t: f64| {
         count.set(count.get() + 1);
@@ -140,7 +147,7 @@ fn adaptive_run<const N: usize>(
 fn one_differenced_step_of_each_fixed_step_method_matches_the_closed_form_jacobian() {
     let y0 = [2.0, 0.0];
     let dt = 0.05;
-    let cases: [(&str, ([f64; 2], [f64; 2], u64)); 3] = [
+    let cases: [(&str, Compared<2>); 3] = [
         (
             "backward-euler",
             one_step(
@@ -178,7 +185,7 @@ fn a_banded_differenced_jacobian_costs_a_band_of_evaluations_and_one_check() {
     let y0 = chain_start();
     let dt = 0.1;
     let band = Structure::Banded { lower: 1, upper: 1 };
-    let cases: [(&str, ([f64; CHAIN], [f64; CHAIN], u64)); 3] = [
+    let cases: [(&str, Compared<CHAIN>); 3] = [
         (
             "backward-euler",
             one_step(
@@ -223,7 +230,7 @@ fn a_banded_differenced_jacobian_costs_a_band_of_evaluations_and_one_check() {
 #[test]
 fn the_adaptive_bdf_and_seulex_take_the_same_steps_with_differences() {
     let y0 = [2.0, 0.0];
-    let kinds: [(&str, fn() -> AdaptiveKind); 2] = [
+    let kinds: [(&str, Kind); 2] = [
         ("bdf", || AdaptiveKind::Bdf(Bdf::new())),
         ("seulex", || AdaptiveKind::Seulex(Seulex::new())),
     ];
@@ -257,7 +264,7 @@ fn robertson_as_a_dae_starts_with_a_differenced_jacobian() {
         two_differential,
     );
     let end = 1e-2;
-    let kinds: [(&str, fn() -> AdaptiveKind); 3] = [
+    let kinds: [(&str, Kind); 3] = [
         ("radau5", || AdaptiveKind::Radau5(Radau5::new())),
         ("bdf", || AdaptiveKind::Bdf(Bdf::new())),
         ("rodas4", || AdaptiveKind::Rodas4(Rodas4.rosenbrock())),
