@@ -209,17 +209,51 @@ pub(crate) struct Point<'a, S: State> {
 /// Returns the number of force evaluations made: `n` dense, `lower + upper + 1` banded,
 /// one per colour sparse, plus one for the first banded matrix of a workspace.
 ///
+/// Inlined, so that the forces' own Jacobian costs what asking for it costs; the
+/// differences are out of line ([`differences`]).
+///
 /// # Errors
 ///
 /// [`StepError::BandTooNarrow`] when the forces have entries outside the band
 /// ([`StepError::PatternTooSparse`] outside a sparse pattern); the errors of
 /// [`Matrix::prepare`] for a sparse matrix without its pattern.
+#[inline]
 pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
     point: Point<'_, S>,
     forces: &F,
     rule: DifferenceStep<'_, S::Scalar>,
     matrix: &mut Matrix<S::Scalar>,
     work: Differences<'_, S>,
+) -> Result<u64, StepError> {
+    matrix.prepare(forces, point.state)?;
+    matrix.clear();
+    let analytic = match point.offset {
+        Some(offset) => {
+            point.state.probe_into(offset, S::Scalar::one(), work.probe);
+            forces.jacobian(work.probe, point.t, &mut matrix.as_jacobian())
+        }
+        None => forces.jacobian(point.state, point.t, &mut matrix.as_jacobian()),
+    };
+    let check = matrix.is_banded() && !*work.band_checked;
+    if analytic && !check {
+        return Ok(0);
+    }
+    differences(point, forces, rule, matrix, work, analytic)
+}
+
+/// The differences of [`jacobian`] (only the band's check when `analytic`).
+///
+/// # Errors
+///
+/// As [`jacobian`].
+#[inline(never)]
+fn differences<S: State, F: Forces<S> + ?Sized>(
+    point: Point<'_, S>,
+    forces: &F,
+    rule: DifferenceStep<'_, S::Scalar>,
+    matrix: &mut Matrix<S::Scalar>,
+    work: Differences<'_, S>,
+    analytic: bool,
 ) -> Result<u64, StepError> {
     let Differences {
         coordinates,
@@ -235,19 +269,6 @@ pub(crate) fn jacobian<S: State, F: Forces<S> + ?Sized>(
         rate,
         offset,
     } = point;
-    matrix.prepare(forces, state)?;
-    matrix.clear();
-    let analytic = match offset {
-        Some(offset) => {
-            state.probe_into(offset, S::Scalar::one(), probe);
-            forces.jacobian(probe, t, &mut matrix.as_jacobian())
-        }
-        None => forces.jacobian(state, t, &mut matrix.as_jacobian()),
-    };
-    let check = matrix.is_banded() && !*band_checked;
-    if analytic && !check {
-        return Ok(0);
-    }
     let has_coordinates = state.coordinates_into(coordinates);
     let mut rates = Rates {
         state,

@@ -93,38 +93,52 @@ impl<T: Scalar> Mass<T> {
     /// # Errors
     ///
     /// As [`read`](Self::read).
+    #[inline]
     pub(crate) fn set(&mut self, matrix: Option<Matrix<T>>) -> Result<(), StepError> {
-        self.given = match matrix {
-            Some(matrix) => {
-                let mut algebraic = Buffer::zeroed(matrix.dim())?;
-                for (i, zero) in algebraic.iter_mut().enumerate() {
-                    *zero = matrix.is_zero_row(i);
-                }
-                let singular = algebraic.iter().any(|&zero| zero);
-                Some(hold(Given {
-                    matrix,
-                    algebraic,
-                    singular,
-                }))
-            }
-            None => None,
-        };
         self.read = true;
+        match matrix {
+            Some(matrix) => self.hold(matrix),
+            None => {
+                self.given = None;
+                Ok(())
+            }
+        }
+    }
+
+    /// Holds `matrix`, with its algebraic equations found.
+    ///
+    /// # Errors
+    ///
+    /// As [`read`](Self::read).
+    fn hold(&mut self, matrix: Matrix<T>) -> Result<(), StepError> {
+        let mut algebraic = Buffer::zeroed(matrix.dim())?;
+        for (i, zero) in algebraic.iter_mut().enumerate() {
+            *zero = matrix.is_zero_row(i);
+        }
+        let singular = algebraic.iter().any(|&zero| zero);
+        self.given = Some(hold(Given {
+            matrix,
+            algebraic,
+            singular,
+        }));
         Ok(())
     }
 
     /// Whether the forces have been asked.
+    #[inline]
     pub(crate) fn is_read(&self) -> bool {
         self.read
     }
 
     /// `M`, or `None` for the identity.
+    #[inline]
     pub(crate) fn matrix(&self) -> Option<&Matrix<T>> {
         self.given.as_deref().map(|given| &given.matrix)
     }
 
     /// Which unknowns are algebraic (`algebraic[i]`: row `i` of `M` is zero), or `None`
     /// when none is.
+    #[inline]
     pub(crate) fn algebraic(&self) -> Option<&[bool]> {
         self.given
             .as_deref()
@@ -133,6 +147,7 @@ impl<T: Scalar> Mass<T> {
     }
 
     /// Whether `M` has a zero row: an algebraic equation.
+    #[inline]
     pub(crate) fn is_singular(&self) -> bool {
         self.algebraic().is_some()
     }

@@ -397,7 +397,11 @@ impl<S: State> Radau5Workspace<S> {
         let n = self.start_rate.dim();
         // With a mass matrix the right-hand sides take `Λ (M W)` instead of `Λ W`
         // (radau5.f's `SLVRAD` with `IJOB` 5).
-        if let Some((matrix, products)) = linear.mass.matrix().zip(linear.products.as_mut()) {
+        if let Some(products) = &mut linear.products {
+            let matrix = linear
+                .mass
+                .matrix()
+                .expect("products only with a mass matrix");
             for (w, product) in self.w.iter().zip(products.iter_mut()) {
                 matrix.multiply(|i| w.component(i), product);
             }
@@ -478,7 +482,11 @@ impl<S: State> Radau5Workspace<S> {
             linear.real_rhs[i] = combination + h * self.start_rate.component(i);
         }
         // With a mass matrix, `M Σ dᵢ Zᵢ` (radau5.f's `ESTRAD` with `IJOB` 5).
-        if let Some((matrix, products)) = linear.mass.matrix().zip(linear.products.as_mut()) {
+        if let Some(products) = &mut linear.products {
+            let matrix = linear
+                .mass
+                .matrix()
+                .expect("products only with a mass matrix");
             let weighted = &mut products[0];
             matrix.multiply(|i| self.scratch.component(i), weighted);
             for (i, &product) in weighted.iter().enumerate() {
