@@ -1,11 +1,157 @@
 //! The constant mass matrix `M` of `M y' = f(t, y)` ([`Forces::mass_matrix`]) as the
 //! implicit methods that take one (Radau5, the BDF, the Rosenbrock methods, backward
-//! Euler) read and use it: read once into the Jacobian's layout, one Newton step on the
-//! algebraic equations (the zero rows of `M`), and the check that a run's start satisfies
-//! them.
+//! Euler) hold and use it: [`Mass`], read once into the Jacobian's layout with its
+//! algebraic equations (the zero rows of `M`) found once; one Newton step on the algebraic
+//! equations; and the check that a run's start satisfies them.
 
-use crate::linalg::Matrix;
+use crate::linalg::{Buffer, Matrix};
 use crate::{Forces, Scalar, State, StepError};
+
+/// A mass matrix as a workspace holds it: on the heap with `alloc`, so that a workspace
+/// without one stays the size it was (a dense matrix of 16 unknowns is 2 KiB inline).
+#[cfg(feature = "alloc")]
+type Held<T> = alloc::boxed::Box<T>;
+
+/// A mass matrix as a workspace holds it: inline without `alloc`.
+#[cfg(not(feature = "alloc"))]
+#[derive(Clone, Debug)]
+struct Held<T>(T);
+
+#[cfg(not(feature = "alloc"))]
+impl<T> core::ops::Deref for Held<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// `value`, held.
+fn hold<T>(value: T) -> Held<T> {
+    #[cfg(feature = "alloc")]
+    return alloc::boxed::Box::new(value);
+    #[cfg(not(feature = "alloc"))]
+    return Held(value);
+}
+
+/// The forces' mass matrix as a workspace knows it: whether the forces have been asked,
+/// `M` (none: the identity), which of its rows are zero (the algebraic equations, found
+/// once when `M` is read: a Jacobian's difference steps and every step's algebraic
+/// Newton step look them up), and whether a run's start has been checked against them.
+/// Not saved with a workspace: read again after loading.
+#[derive(Clone, Debug)]
+pub(crate) struct Mass<T: Scalar> {
+    given: Option<Held<Given<T>>>,
+    read: bool,
+    /// Whether the start of the run has been checked against the algebraic equations
+    /// (set by the method once it has; true at once without a singular `M`).
+    pub(crate) checked: bool,
+}
+
+impl<T: Scalar> Default for Mass<T> {
+    fn default() -> Self {
+        Mass {
+            given: None,
+            read: false,
+            checked: false,
+        }
+    }
+}
+
+/// A mass matrix the forces gave.
+#[derive(Clone, Debug)]
+struct Given<T: Scalar> {
+    matrix: Matrix<T>,
+    /// `algebraic[i]`: row `i` of `M` is zero.
+    algebraic: Buffer<bool>,
+    /// Some row is zero: a differential-algebraic system.
+    singular: bool,
+}
+
+impl<T: Scalar> Mass<T> {
+    /// Asks `forces` for their mass matrix, once (a no-op afterwards), in the layout of
+    /// `layout` (which must be [prepared](Matrix::prepare) already, so that a sparse one
+    /// has its pattern).
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::TooManyUnknowns`] when the mask of algebraic equations cannot be
+    /// made (no `alloc`).
+    pub(crate) fn read<S: State<Scalar = T>, F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        layout: &Matrix<T>,
+    ) -> Result<(), StepError> {
+        if !self.read {
+            self.set(read_mass(forces, layout))?;
+        }
+        Ok(())
+    }
+
+    /// Holds `matrix` (`None`: the identity) as the forces' mass matrix, read.
+    ///
+    /// # Errors
+    ///
+    /// As [`read`](Self::read).
+    #[inline]
+    pub(crate) fn set(&mut self, matrix: Option<Matrix<T>>) -> Result<(), StepError> {
+        self.read = true;
+        match matrix {
+            Some(matrix) => self.hold(matrix),
+            None => {
+                self.given = None;
+                Ok(())
+            }
+        }
+    }
+
+    /// Holds `matrix`, with its algebraic equations found.
+    ///
+    /// # Errors
+    ///
+    /// As [`read`](Self::read).
+    fn hold(&mut self, matrix: Matrix<T>) -> Result<(), StepError> {
+        let mut algebraic = Buffer::zeroed(matrix.dim())?;
+        for (i, zero) in algebraic.iter_mut().enumerate() {
+            *zero = matrix.is_zero_row(i);
+        }
+        let singular = algebraic.iter().any(|&zero| zero);
+        self.given = Some(hold(Given {
+            matrix,
+            algebraic,
+            singular,
+        }));
+        Ok(())
+    }
+
+    /// Whether the forces have been asked.
+    #[inline]
+    pub(crate) fn is_read(&self) -> bool {
+        self.read
+    }
+
+    /// `M`, or `None` for the identity.
+    #[inline]
+    pub(crate) fn matrix(&self) -> Option<&Matrix<T>> {
+        self.given.as_deref().map(|given| &given.matrix)
+    }
+
+    /// Which unknowns are algebraic (`algebraic[i]`: row `i` of `M` is zero), or `None`
+    /// when none is.
+    #[inline]
+    pub(crate) fn algebraic(&self) -> Option<&[bool]> {
+        self.given
+            .as_deref()
+            .filter(|given| given.singular)
+            .map(|given| &given.algebraic[..])
+    }
+
+    /// Whether `M` has a zero row: an algebraic equation.
+    #[inline]
+    pub(crate) fn is_singular(&self) -> bool {
+        self.algebraic().is_some()
+    }
+}
 
 /// Asks `forces` for their mass matrix, in the layout of `jacobian` (which must be
 /// [prepared](Matrix::prepare) already, so that a sparse one has its pattern): the matrix,
@@ -32,17 +178,17 @@ pub(crate) fn read_mass<S: State, F: Forces<S> + ?Sized>(
 /// [`StepError::SingularJacobian`] when the algebraic equations do not determine the
 /// algebraic unknowns (an index above 1), or as [`Matrix::factor`].
 pub(crate) fn algebraic_correction<T: Scalar>(
-    mass: &Matrix<T>,
+    mass: &Mass<T>,
     jacobian: &Matrix<T>,
     scratch: &mut Matrix<T>,
     rate: impl Fn(usize) -> T,
     correction: &mut [T],
 ) -> Result<bool, StepError> {
-    if !has_algebraic_equations(mass) {
+    let Some(algebraic) = mass.algebraic() else {
         return Ok(false);
-    }
-    scratch.factor_algebraic(jacobian, |i| mass.is_zero_row(i))?;
-    solve_algebraic(mass, scratch, rate, correction);
+    };
+    scratch.factor_algebraic(jacobian, |i| algebraic[i])?;
+    solve_algebraic(algebraic, scratch, rate, correction);
     Ok(true)
 }
 
@@ -53,40 +199,34 @@ pub(crate) fn algebraic_correction<T: Scalar>(
 ///
 /// As [`algebraic_correction`].
 pub(crate) fn algebraic_correction_in_place<T: Scalar>(
-    mass: &Matrix<T>,
+    mass: &Mass<T>,
     jacobian: &mut Matrix<T>,
     rate: impl Fn(usize) -> T,
     correction: &mut [T],
 ) -> Result<bool, StepError> {
-    if !has_algebraic_equations(mass) {
+    let Some(algebraic) = mass.algebraic() else {
         return Ok(false);
-    }
-    jacobian.factor_algebraic_in_place(|i| mass.is_zero_row(i))?;
-    solve_algebraic(mass, jacobian, rate, correction);
+    };
+    jacobian.factor_algebraic_in_place(|i| algebraic[i])?;
+    solve_algebraic(algebraic, jacobian, rate, correction);
     Ok(true)
 }
 
-/// Whether `mass` has a zero row: an algebraic equation.
-pub(crate) fn has_algebraic_equations<T: Scalar>(mass: &Matrix<T>) -> bool {
-    (0..mass.dim()).any(|i| mass.is_zero_row(i))
-}
-
 /// The correction of [`algebraic_correction`] with `factored`, the algebraic equations'
-/// factored Newton matrix.
+/// factored Newton matrix, `algebraic` their rows.
 fn solve_algebraic<T: Scalar>(
-    mass: &Matrix<T>,
+    algebraic: &[bool],
     factored: &mut Matrix<T>,
     rate: impl Fn(usize) -> T,
     correction: &mut [T],
 ) {
-    let algebraic = |i| mass.is_zero_row(i);
     for (i, value) in correction.iter_mut().enumerate() {
-        *value = if algebraic(i) { -rate(i) } else { T::zero() };
+        *value = if algebraic[i] { -rate(i) } else { T::zero() };
     }
     factored.solve(correction);
     // Zero, up to rounding of a pivoted solve: exactly.
     for (i, value) in correction.iter_mut().enumerate() {
-        if !algebraic(i) {
+        if !algebraic[i] {
             *value = T::zero();
         }
     }

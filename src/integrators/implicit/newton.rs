@@ -10,41 +10,14 @@
 //! residual is then `M D − f(t + dt, y₀ + D dt)` and its Newton matrix `M − dt ∂f/∂y`
 //! (the other rules refuse one, [`StepError::MassUnsupported`]).
 
-use super::jacobian::{self, Differences};
-use super::mass;
+use super::jacobian::{self, DifferenceStep, Differenced, Differences, Point};
+use super::mass::{self, Mass};
 use super::settings::ImplicitSettings;
 use crate::integrators::continues;
-use crate::linalg::{Buffer, Matrix, Order, Structure, band_weight};
+use crate::linalg::{Buffer, Matrix, Order, Structure};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
-
-/// A mass matrix as a workspace holds it: on the heap with `alloc`, so that a workspace
-/// without one stays the size it was (a dense matrix of 16 unknowns is 2 KiB inline).
-#[cfg(feature = "alloc")]
-type Held<T> = alloc::boxed::Box<T>;
-
-/// A mass matrix as a workspace holds it: inline without `alloc`.
-#[cfg(not(feature = "alloc"))]
-#[derive(Clone, Debug)]
-struct Held<T>(T);
-
-#[cfg(not(feature = "alloc"))]
-impl<T> core::ops::Deref for Held<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-/// `value`, held.
-fn hold<T>(value: T) -> Held<T> {
-    #[cfg(feature = "alloc")]
-    return alloc::boxed::Box::new(value);
-    #[cfg(not(feature = "alloc"))]
-    return Held(value);
-}
 
 /// What a one-stage implicit step solves, as coefficients: the step's rate `D`
 /// (`y₁ = y₀ + D dt`) satisfies
@@ -115,35 +88,15 @@ pub struct ImplicitWorkspace<S: State> {
     nudges: Result<Buffer<S::Scalar>, StepError>,
     rounding: Result<Buffer<S::Scalar>, StepError>,
     memory: Memory<S::Scalar>,
-    /// Not saved: read again after loading.
+    /// The forces' mass matrix; its `checked` flag, set once it has been read and the
+    /// run's start checked against its algebraic equations (at once without a singular
+    /// `M`), is the one flag a step tests. Not saved: read again after loading.
     #[cfg_attr(feature = "serde", serde(skip))]
     mass: Mass<S::Scalar>,
-}
-
-/// The forces' mass matrix as a workspace knows it.
-#[derive(Clone, Debug)]
-struct Mass<T: Scalar> {
-    /// `M` (`None`: the identity), once read.
-    matrix: Option<Held<Matrix<T>>>,
-    /// Whether the forces have been asked for it.
-    read: bool,
-    /// Whether it has been read and the run's start checked against its algebraic
-    /// equations (at once without a singular `M`): the one flag a step tests.
-    ready: bool,
     /// Whether the Newton matrix is still all zeros, as a new workspace makes it (not one
     /// loaded), so that reading `M` into it needs no clearing first.
+    #[cfg_attr(feature = "serde", serde(skip))]
     zeroed: bool,
-}
-
-impl<T: Scalar> Default for Mass<T> {
-    fn default() -> Self {
-        Mass {
-            matrix: None,
-            read: false,
-            ready: false,
-            zeroed: false,
-        }
-    }
 }
 
 /// What a workspace remembers of its last step, for the next.
@@ -201,10 +154,8 @@ impl<S: State> ImplicitWorkspace<S> {
                 analytic: false,
                 band_checked: false,
             },
-            mass: Mass {
-                zeroed: true,
-                ..Mass::default()
-            },
+            mass: Mass::default(),
+            zeroed: true,
         }
     }
 }
@@ -233,6 +184,7 @@ pub(crate) struct Newton<'w, S: State> {
     rounding: &'w mut [S::Scalar],
     memory: &'w mut Memory<S::Scalar>,
     mass: &'w mut Mass<S::Scalar>,
+    zeroed: &'w mut bool,
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -262,6 +214,7 @@ impl<'w, S: State> Newton<'w, S> {
             rounding,
             memory,
             mass,
+            zeroed,
         } = workspace;
         let has_coordinates = state.coordinates_into(coordinates);
         let scalar = S::Scalar::from_f64;
@@ -291,6 +244,7 @@ impl<'w, S: State> Newton<'w, S> {
             rounding: rounding.as_mut().map_err(|e| *e)?,
             memory,
             mass,
+            zeroed,
         })
     }
 
@@ -324,7 +278,7 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
-        if !self.mass.ready {
+        if !self.mass.checked {
             self.prepare_mass(state, forces, t, dt)?;
         }
         // Times computed as `t₀ + i·dt` give steps that differ in their last bits; the
@@ -382,13 +336,13 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
-        if !self.mass.read {
+        if !self.mass.is_read() {
             self.read_mass(forces, state)?;
         }
-        if self.mass.matrix.is_some() {
+        if self.mass.is_singular() {
             self.check_start(state, forces, t, dt)?;
         }
-        self.mass.ready = true;
+        self.mass.checked = true;
         Ok(())
     }
 
@@ -399,12 +353,12 @@ impl<'w, S: State> Newton<'w, S> {
     /// # Errors
     ///
     /// [`StepError::MassUnsupported`] for a rule other than backward Euler's given a mass
-    /// matrix; [`Matrix::prepare`]'s errors (a sparse structure without the forces'
-    /// pattern).
+    /// matrix; [`Matrix::prepare`]'s and [`Mass::set`]'s errors (a sparse structure
+    /// without the forces' pattern).
     fn read_mass<F: Forces<S> + ?Sized>(&mut self, forces: &F, state: &S) -> Result<(), StepError> {
         self.matrix.prepare(forces, state)?;
         let kept = self.memory.kept_for.is_some().then(|| self.matrix.clone());
-        if !self.mass.zeroed {
+        if !*self.zeroed {
             self.matrix.clear();
         }
         let given = forces.mass_matrix(&mut self.matrix.as_jacobian());
@@ -423,9 +377,7 @@ impl<'w, S: State> Newton<'w, S> {
         if mass.is_some() && !backward_euler() {
             return Err(StepError::MassUnsupported);
         }
-        self.mass.matrix = mass.map(hold);
-        self.mass.read = true;
-        Ok(())
+        self.mass.set(mass)
     }
 
     /// Refuses a differential-algebraic start whose algebraic equations `0 = fᵢ(t, y)`
@@ -447,21 +399,25 @@ impl<'w, S: State> Newton<'w, S> {
         t: S::Scalar,
         dt: S::Scalar,
     ) -> Result<(), StepError> {
-        let Some(mass) = self.mass.matrix.as_deref() else {
-            return Ok(());
-        };
-        if !mass::has_algebraic_equations(mass) {
+        if !self.mass.is_singular() {
             return Ok(());
         }
+        let mass = &*self.mass;
         self.memory.kept_for = None;
         state.derivative_into(forces, t, self.rate);
         jacobian::jacobian(
-            state,
+            Point {
+                state,
+                t,
+                rate: self.rate,
+                offset: None,
+            },
             forces,
-            t,
-            dt,
-            self.rate,
-            |_| S::Scalar::zero(),
+            DifferenceStep::Scaled {
+                h: dt,
+                floor: &|_| S::Scalar::zero(),
+                algebraic: mass.algebraic(),
+            },
             self.matrix,
             Differences {
                 coordinates: self.coordinates,
@@ -753,23 +709,7 @@ impl<'w, S: State> Newton<'w, S> {
         }
     }
 
-    /// `r(D) = D − E − W f(t + c dt, y₀ + c D dt)` for `D` the current rate (or its nudged
-    /// copy), into the residual (or the nudged residual), with the stage probe and its rate
-    /// left at that `D`.
-    #[inline]
-    fn residual_into<F: Forces<S> + ?Sized>(
-        &mut self,
-        state: &S,
-        forces: &F,
-        stage_time: S::Scalar,
-        stage_dt: S::Scalar,
-        probe: Probe,
-    ) {
-        self.stage_into(state, forces, stage_time, stage_dt, probe);
-        self.residual_from_stage(probe);
-    }
-
-    /// The stage probe at `D` (the rate, or its nudged copy) and its rate.
+    /// The stage probe at the rate `D` and its rate.
     #[inline]
     fn stage_into<F: Forces<S> + ?Sized>(
         &mut self,
@@ -779,39 +719,30 @@ impl<'w, S: State> Newton<'w, S> {
         stage_dt: S::Scalar,
         probe: Probe,
     ) {
-        let rate = match probe {
-            Probe::Rate => &*self.rate,
-            Probe::Nudged => &*self.nudged,
-        };
-        state.probe_into(rate, stage_dt, self.stage_state);
-        self.stage_state
-            .derivative_into(forces, stage_time, self.stage_rate);
+        let Probe::Rate = probe;
+        let stage_state = &mut *self.stage_state;
+        stage(
+            state,
+            forces,
+            stage_time,
+            stage_dt,
+            self.rate,
+            stage_state,
+            self.stage_rate,
+        );
     }
 
-    /// The residual (or the nudged residual) from the stage's rate.
+    /// The residual at the rate `D` from the stage's rate.
     #[inline]
     fn residual_from_stage(&mut self, probe: Probe) {
-        let (rate, out) = match probe {
-            Probe::Rate => (&*self.rate, &mut *self.residual),
-            Probe::Nudged => (&*self.nudged, &mut *self.nudged_residual),
+        let Probe::Rate = probe;
+        let weights: Weights<'_, S> = Weights {
+            mass: self.mass.matrix(),
+            explicit: self.explicit.as_deref(),
+            velocity_weight: self.velocity_weight,
+            force_weight: self.force_weight,
         };
-        if let Some(mass) = self.mass.matrix.as_deref() {
-            // `M D − f(t + dt, y₀ + D dt)`: backward Euler's rule, the only one with `M`.
-            let stage = &*self.stage_rate;
-            mass.multiply_each(
-                |j| rate.component(j),
-                |i, product| out.set_component(i, product - stage.component(i)),
-            );
-            return;
-        }
-        out.assign(rate);
-        if let Some(explicit) = self.explicit.as_deref() {
-            out.add_scaled_assign(explicit, -S::Scalar::one());
-        }
-        out.velocity
-            .add_scaled_assign(&self.stage_rate.velocity, -self.velocity_weight);
-        out.force
-            .add_scaled_assign(&self.stage_rate.force, -self.force_weight);
+        weights.residual(self.rate, self.stage_rate, self.residual);
     }
 
     /// `−r(D)` from the stage's rate straight into the correction, in one pass over
@@ -819,7 +750,7 @@ impl<'w, S: State> Newton<'w, S> {
     /// (the residual buffer is left as it was), and whether it is finite; `None` when the
     /// buffers are not slices.
     fn negated_residual(&mut self) -> Option<bool> {
-        if self.mass.matrix.is_some() {
+        if self.mass.matrix().is_some() {
             return None;
         }
         let rate = self.rate.as_scalars()?;
@@ -849,8 +780,10 @@ impl<'w, S: State> Newton<'w, S> {
 
     /// Writes `∂r/∂D = I − c dt W ∂f/∂y` at the current stage into the matrix: from the
     /// forces' Jacobian when they give one, otherwise by forward differences of the
-    /// residual, perturbing together the columns a band keeps apart. Says whether the
-    /// matrix came from the forces' Jacobian.
+    /// residual `r(D)` ([`Residuals`]) through the crate's one column loop
+    /// ([`jacobian::difference_columns`]: the columns a band keeps apart perturbed together,
+    /// the first banded matrix checked) with the steps of [`DifferenceStep::Rate`]. Says
+    /// whether the matrix came from the forces' Jacobian.
     fn newton_matrix<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -860,99 +793,84 @@ impl<'w, S: State> Newton<'w, S> {
         dt: S::Scalar,
     ) -> Result<bool, StepError> {
         self.matrix.prepare(forces, state)?;
-        let analytic = self.jacobian(state, forces, stage_time, stage_dt, dt);
-        if self.matrix.is_banded() && !self.memory.band_checked {
-            self.check_band(state, forces, stage_time, stage_dt, dt)?;
-            self.memory.band_checked = true;
-        }
+        let analytic = self.analytic_matrix(forces, stage_time, stage_dt);
+        let Newton {
+            rate,
+            residual,
+            nudged,
+            nudged_residual,
+            stage_rate,
+            coordinates,
+            has_coordinates,
+            explicit,
+            stage_state,
+            matrix,
+            nudges,
+            memory,
+            mass,
+            velocity_weight,
+            force_weight,
+            ..
+        } = self;
+        let mut residuals = Residuals {
+            state,
+            forces,
+            stage_time,
+            stage_dt,
+            rule: DifferenceStep::Rate { dt },
+            coordinates: has_coordinates.then_some(&**coordinates),
+            rate,
+            residual,
+            nudged,
+            nudged_residual,
+            stage_state,
+            stage_rate,
+            weights: Weights {
+                mass: mass.matrix(),
+                explicit: explicit.as_deref(),
+                velocity_weight: *velocity_weight,
+                force_weight: *force_weight,
+            },
+        };
+        jacobian::difference_columns(
+            &mut residuals,
+            matrix,
+            nudges,
+            &mut memory.band_checked,
+            analytic,
+        )?;
         Ok(analytic)
     }
 
-    /// The difference step of unknown `j` of the rate: `√ε` of what it moves, whatever
-    /// the stage (the step's rate, and the end-of-step coordinate it shifts by `h dt`),
-    /// away from zero.
-    fn difference_step(&self, j: usize, dt: S::Scalar) -> S::Scalar {
-        let d = self.rate.component(j);
-        let size = d
-            .abs()
-            .max(self.coordinate(j) / dt.abs())
-            .max(S::Scalar::one());
-        let h = S::Scalar::epsilon().sqrt() * size;
-        if d < S::Scalar::zero() { -h } else { h }
-    }
-
-    /// Refuses a band the residual's dependence does not fit ([`Matrix::check_band`]): one
-    /// more residual, with every unknown of the rate nudged.
-    fn check_band<F: Forces<S> + ?Sized>(
+    /// Writes `∂r/∂D` into the (cleared) matrix from the forces' Jacobian at the current
+    /// stage, when they give one; says whether they did.
+    fn analytic_matrix<F: Forces<S> + ?Sized>(
         &mut self,
-        state: &S,
         forces: &F,
         stage_time: S::Scalar,
         stage_dt: S::Scalar,
-        dt: S::Scalar,
-    ) -> Result<(), StepError> {
-        self.nudged.assign(self.rate);
-        for j in 0..self.nudges.len() {
-            let d = self.rate.component(j);
-            let h = self.difference_step(j, dt) * band_weight::<S::Scalar>(j);
-            self.nudged.set_component(j, d + h);
-            self.nudges[j] = self.nudged.component(j) - d;
-        }
-        self.residual_into(state, forces, stage_time, stage_dt, Probe::Nudged);
-        self.matrix.check_band(
-            |j| self.nudges[j],
-            |i| {
-                let moved = self.nudged_residual.component(i) - self.residual.component(i);
-                let size = self.rate.component(i).abs() + self.stage_rate.component(i).abs();
-                (moved, size)
-            },
-        )
-    }
-
-    /// Writes `∂r/∂D` into the matrix, from the forces' Jacobian (saying so) or by
-    /// differences.
-    fn jacobian<F: Forces<S> + ?Sized>(
-        &mut self,
-        state: &S,
-        forces: &F,
-        stage_time: S::Scalar,
-        stage_dt: S::Scalar,
-        dt: S::Scalar,
     ) -> bool {
         self.matrix.clear();
-        if forces.jacobian(self.stage_state, stage_time, &mut self.matrix.as_jacobian()) {
-            let split = self.rate.velocity.dim();
-            let (velocity_factor, force_factor) = (
-                stage_dt * self.velocity_weight,
-                stage_dt * self.force_weight,
-            );
-            let factor = |i| {
-                if i < split {
-                    velocity_factor
-                } else {
-                    force_factor
-                }
-            };
-            match self.mass.matrix.as_deref() {
-                None => self.matrix.make_newton_matrix(factor),
-                Some(mass) => self.matrix.make_newton_matrix_with_mass(mass, factor),
-            }
-            return true;
+        if !forces.jacobian(self.stage_state, stage_time, &mut self.matrix.as_jacobian()) {
+            return false;
         }
-        for columns in self.matrix.column_groups() {
-            self.nudged.assign(self.rate);
-            for j in self.matrix.unknowns(&columns) {
-                let d = self.rate.component(j);
-                let h = self.difference_step(j, dt);
-                self.nudged.set_component(j, d + h);
-                // The step actually taken, after rounding.
-                self.nudges[j] = self.nudged.component(j) - d;
+        let split = self.rate.velocity.dim();
+        let (velocity_factor, force_factor) = (
+            stage_dt * self.velocity_weight,
+            stage_dt * self.force_weight,
+        );
+        let factor = |i| {
+            if i < split {
+                velocity_factor
+            } else {
+                force_factor
             }
-            self.residual_into(state, forces, stage_time, stage_dt, Probe::Nudged);
-            let change = |i| self.nudged_residual.component(i) - self.residual.component(i);
-            self.matrix.set_differences(columns, self.nudges, change);
+        };
+        match self.mass.matrix() {
+            None => self.matrix.make_newton_matrix(factor),
+            Some(mass) => self.matrix.make_newton_matrix_with_mass(mass, factor),
         }
-        false
+        true
     }
 
     /// Keeps, for the matrix just made, how much rounding of the stage state's coordinates
@@ -1062,9 +980,127 @@ impl Attempt {
     };
 }
 
-/// Which rate a residual is taken at: the iterate, or its nudged copy for differences.
+/// Which rate a residual is taken at: the iterate (the differences take theirs through
+/// [`Residuals`]).
 #[derive(Clone, Copy)]
 enum Probe {
     Rate,
-    Nudged,
+}
+
+/// `state` moved along the rate `rate` for `stage_dt`, into `probe`, and its rate at
+/// `stage_time`, into `probe_rate`: the stage of a one-stage step.
+#[inline]
+fn stage<S: State, F: Forces<S> + ?Sized>(
+    state: &S,
+    forces: &F,
+    stage_time: S::Scalar,
+    stage_dt: S::Scalar,
+    rate: &DerivativeOf<S>,
+    probe: &mut S,
+    probe_rate: &mut DerivativeOf<S>,
+) {
+    state.probe_into(rate, stage_dt, probe);
+    probe.derivative_into(forces, stage_time, probe_rate);
+}
+
+/// What a rule's residual takes from its stage's rate: the mass matrix (backward Euler's
+/// rule only), the explicit part `E` and the weights `W` of the stage's rate.
+struct Weights<'a, S: State> {
+    mass: Option<&'a Matrix<S::Scalar>>,
+    explicit: Option<&'a DerivativeOf<S>>,
+    velocity_weight: S::Scalar,
+    force_weight: S::Scalar,
+}
+
+impl<S: State> Weights<'_, S> {
+    /// `r(D) = D − E − W f(t + c dt, y₀ + c D dt)` (with a mass matrix `M D − f(t + dt,
+    /// y₀ + D dt)`) for the rate `D` = `rate`, whose stage's rate is `stage_rate`, into
+    /// `out`.
+    #[inline]
+    fn residual(
+        &self,
+        rate: &DerivativeOf<S>,
+        stage_rate: &DerivativeOf<S>,
+        out: &mut DerivativeOf<S>,
+    ) {
+        if let Some(mass) = self.mass {
+            mass.multiply_each(
+                |j| rate.component(j),
+                |i, product| out.set_component(i, product - stage_rate.component(i)),
+            );
+            return;
+        }
+        out.assign(rate);
+        if let Some(explicit) = self.explicit {
+            out.add_scaled_assign(explicit, -S::Scalar::one());
+        }
+        out.velocity
+            .add_scaled_assign(&stage_rate.velocity, -self.velocity_weight);
+        out.force
+            .add_scaled_assign(&stage_rate.force, -self.force_weight);
+    }
+}
+
+/// A one-stage step's Newton residual `r(D)` as a function of its rate `D`, differenced
+/// by the crate's one column loop ([`jacobian::difference_columns`]). The residual is
+/// differenced, not `f`: its matrix `∂r/∂D` is then made by the same arithmetic whatever
+/// the rule (a mass matrix, Newmark's velocity and force weights `W`, the stage `c`) and
+/// is exactly what the iteration solves with, and backward Euler's steps (and the hashes
+/// of tests/determinism.rs) stay those it has always taken.
+struct Residuals<'a, S: State, F: ?Sized> {
+    state: &'a S,
+    forces: &'a F,
+    stage_time: S::Scalar,
+    stage_dt: S::Scalar,
+    rule: DifferenceStep<'a, S::Scalar>,
+    coordinates: Option<&'a DerivativeOf<S>>,
+    rate: &'a DerivativeOf<S>,
+    residual: &'a DerivativeOf<S>,
+    nudged: &'a mut DerivativeOf<S>,
+    nudged_residual: &'a mut DerivativeOf<S>,
+    stage_state: &'a mut S,
+    stage_rate: &'a mut DerivativeOf<S>,
+    weights: Weights<'a, S>,
+}
+
+impl<S: State, F: Forces<S> + ?Sized> Differenced<S::Scalar> for Residuals<'_, S, F> {
+    fn start(&mut self) {
+        self.nudged.assign(self.rate);
+    }
+
+    fn step(&self, j: usize) -> S::Scalar {
+        let y = self.coordinates.map(|coordinates| coordinates.component(j));
+        self.rule.size(j, y, self.rate.component(j))
+    }
+
+    fn nudge(&mut self, j: usize, delta: S::Scalar) -> S::Scalar {
+        let d = self.rate.component(j);
+        self.nudged.set_component(j, d + delta);
+        self.rule.taken(S::Scalar::zero(), d, delta)
+    }
+
+    fn restore(&mut self, j: usize) {
+        self.nudged.set_component(j, self.rate.component(j));
+    }
+
+    fn evaluate(&mut self) {
+        let (time, dt) = (self.stage_time, self.stage_dt);
+        stage(
+            self.state,
+            self.forces,
+            time,
+            dt,
+            self.nudged,
+            self.stage_state,
+            self.stage_rate,
+        );
+        self.weights
+            .residual(self.nudged, self.stage_rate, self.nudged_residual);
+    }
+
+    fn change(&self, i: usize) -> (S::Scalar, S::Scalar) {
+        let moved = self.nudged_residual.component(i) - self.residual.component(i);
+        let size = self.rate.component(i).abs() + self.stage_rate.component(i).abs();
+        (moved, size)
+    }
 }

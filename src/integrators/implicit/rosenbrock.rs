@@ -2,8 +2,8 @@
 //! coefficients, and one stage loop, [`Rosenbrock`], that runs every tableau on every state,
 //! at a fixed step ([`Scheme`]) and under error control ([`AdaptiveMethod`]).
 
-use super::jacobian::{self, Differences};
-use super::mass;
+use super::jacobian::{self, DifferenceStep, Differences, Point};
+use super::mass::{self, Mass};
 use crate::control::{
     AdaptiveMethod, Controller, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet,
 };
@@ -11,7 +11,7 @@ use crate::integrators::{Memoryless, Properties, Scheme};
 use crate::linalg::{Buffer, Matrix, Order, Structure};
 use crate::vector::combination;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
-use num_traits::{Float, One};
+use num_traits::One;
 
 /// `√ε` of `f64`, `2⁻²⁶` (a constant: `sqrt` is not in `core`).
 const ROOT_EPSILON: f64 = 1.0 / 67_108_864.0;
@@ -413,16 +413,12 @@ pub struct RosenbrockWorkspace<S: State, const N: usize> {
     solution: Result<Buffer<S::Scalar>, StepError>,
     steps: Result<Buffer<S::Scalar>, StepError>,
     band_checked: bool,
-    /// The forces' mass matrix `M` (`None`: the identity; not saved: read again after
-    /// loading), and `M` times a combination of stages (empty without `M`).
+    /// The forces' mass matrix `M` and whether the run's start has been checked against
+    /// its algebraic equations (not saved: read again after loading), and `M` times a
+    /// combination of stages (empty without `M`).
     #[cfg_attr(feature = "serde", serde(skip))]
-    mass: Option<Matrix<S::Scalar>>,
-    #[cfg_attr(feature = "serde", serde(skip))]
-    mass_read: bool,
+    mass: Mass<S::Scalar>,
     mass_product: Result<Buffer<S::Scalar>, StepError>,
-    /// The run's start has been checked against its algebraic equations (a singular `M`).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    start_checked: bool,
     /// The next run starts at an event cut of this one ([`AdaptiveMethod::settle`]): from
     /// the method's own dense output, not checked again.
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -454,11 +450,9 @@ impl<S: State, const N: usize> RosenbrockWorkspace<S, N> {
             solution: Buffer::zeroed(n),
             steps: Buffer::zeroed(n),
             band_checked: false,
-            mass: None,
-            mass_read: false,
+            mass: Mass::default(),
             // Sized when forces give a mass matrix.
             mass_product: Buffer::zeroed(0),
-            start_checked: false,
             settled: false,
             jacobian_current: false,
             start_pending: false,
@@ -496,10 +490,8 @@ impl<const N: usize> Rosenbrock<N> {
             solution,
             steps,
             band_checked,
-            mass: mass_matrix,
-            mass_read,
+            mass,
             mass_product,
-            start_checked,
             jacobian_current,
             ..
         } = workspace;
@@ -509,31 +501,28 @@ impl<const N: usize> Rosenbrock<N> {
         let steps = steps.as_mut().map_err(|e| *e)?;
         let tableau = self.tableau;
 
-        if !*mass_read {
+        if !mass.is_read() {
             jacobian.prepare(forces, state)?;
-            *mass_matrix = mass::read_mass(forces, jacobian);
-            if mass_matrix.is_some() {
+            mass.read(forces, jacobian)?;
+            if mass.matrix().is_some() {
                 *mass_product = Buffer::zeroed(jacobian.dim());
             }
-            *mass_read = true;
         }
         if !*jacobian_current {
-            // An algebraic unknown has no rate to scale its difference step by: at its
-            // tolerance's scale alone the step can vanish in the rounding of its
-            // equation (the Robertson DAE's `y₃ = 0` in `y₁ + y₂ + y₃ − 1`).
-            let mass: &Option<Matrix<S::Scalar>> = mass_matrix;
-            let floor = |j: usize| match mass {
-                Some(mass) if mass.is_zero_row(j) => Float::max(floor(j), S::Scalar::one()),
-                _ => floor(j),
-            };
             statistics.jacobians += 1;
             statistics.evaluations += jacobian::jacobian(
-                state,
+                Point {
+                    state,
+                    t,
+                    rate: start_rate,
+                    offset: None,
+                },
                 forces,
-                t,
-                h,
-                start_rate,
-                floor,
+                DifferenceStep::Scaled {
+                    h,
+                    floor: &floor,
+                    algebraic: mass.algebraic(),
+                },
                 jacobian,
                 Differences {
                     coordinates,
@@ -550,13 +539,13 @@ impl<const N: usize> Rosenbrock<N> {
             }
             *jacobian_current = true;
         }
-        if !*start_checked {
-            if let Some(mass_matrix) = mass_matrix {
+        if !mass.checked {
+            if mass.is_singular() {
                 // An index-1 start: one Newton step on the algebraic equations may move
                 // no algebraic unknown by more than its tolerance (as Radau5 and the BDF).
                 let correction = &mut solution[..];
                 let rate = |i| start_rate.component(i);
-                match mass::algebraic_correction(mass_matrix, jacobian, matrix, rate, correction) {
+                match mass::algebraic_correction(mass, jacobian, matrix, rate, correction) {
                     Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),
                     result => result?,
                 };
@@ -570,13 +559,14 @@ impl<const N: usize> Rosenbrock<N> {
                     return Err(error);
                 }
             }
-            *start_checked = true;
+            mass.checked = true;
         }
         let mass_product = mass_product.as_mut().map_err(|e| *e)?;
 
         // M − hγJ = hγ (M/(hγ) − J): the stages solve it with right-hand sides scaled by hγ.
         let h_gamma = h * S::Scalar::from_f64(tableau.gamma);
         statistics.decompositions += 1;
+        let mass_matrix = mass.matrix();
         match mass_matrix {
             Some(mass_matrix) => {
                 matrix.factor_shifted_mass(jacobian, mass_matrix, h_gamma, S::Scalar::one())?;
@@ -746,7 +736,7 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Rosenbrock<N> {
         statistics.evaluations += 1;
         workspace.jacobian_current = false;
         workspace.start_pending = false;
-        workspace.start_checked = core::mem::take(&mut workspace.settled);
+        workspace.mass.checked = core::mem::take(&mut workspace.settled);
     }
 
     fn start_rate<'w>(&self, workspace: &'w RosenbrockWorkspace<S, N>) -> &'w DerivativeOf<S> {

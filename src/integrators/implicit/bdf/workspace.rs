@@ -6,8 +6,8 @@ use super::coefficients::{self, MAX_ORDER};
 use super::control::{DAE_NEWTON_TOLERANCE, DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
 use super::krylov::NewtonOperator;
 use crate::control::Statistics;
-use crate::integrators::implicit::jacobian::{self, Differences};
-use crate::integrators::implicit::mass;
+use crate::integrators::implicit::jacobian::{self, DifferenceStep, Differences, Point};
+use crate::integrators::implicit::mass::{self, Mass};
 use crate::linalg::{
     Buffer, GmresWorkspace, LinearSolver, Matrix, Order, Preconditioner, Structure,
 };
@@ -76,12 +76,10 @@ pub struct BdfWorkspace<S: State> {
     linear: LinearSolver,
     gmres: Result<GmresWorkspace, StepError>,
     krylov_solution: Result<Buffer<f64>, StepError>,
-    /// The forces' mass matrix `M` (`None`: the identity), read at the first attempt
-    /// (not saved: read again after loading).
+    /// The forces' mass matrix `M` and its algebraic equations, read at the first
+    /// attempt (not saved: read again after loading).
     #[cfg_attr(feature = "serde", serde(skip))]
-    mass: Option<Mass<S::Scalar>>,
-    #[cfg_attr(feature = "serde", serde(skip))]
-    mass_read: bool,
+    mass: Mass<S::Scalar>,
     /// The next run starts at an event cut of this one (`AdaptiveMethod::settle`): from
     /// the method's own dense output, its start not checked again.
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -90,15 +88,6 @@ pub struct BdfWorkspace<S: State> {
     /// at most `n`), set at each attempt's weights.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(super) index_two: usize,
-}
-
-/// A mass matrix and which of its rows are zero (algebraic equations).
-#[derive(Clone, Debug)]
-struct Mass<T: Scalar> {
-    matrix: Matrix<T>,
-    algebraic: Buffer<bool>,
-    /// Some row is zero: a differential-algebraic system.
-    singular: bool,
 }
 
 impl<S: State> BdfWorkspace<S> {
@@ -150,8 +139,7 @@ impl<S: State> BdfWorkspace<S> {
             linear,
             gmres: GmresWorkspace::new(krylov.0, krylov.1),
             krylov_solution: Buffer::zeroed(krylov.0),
-            mass: None,
-            mass_read: false,
+            mass: Mass::default(),
             settled: false,
             index_two: n,
         }
@@ -169,7 +157,7 @@ impl<S: State> BdfWorkspace<S> {
         forces: &F,
         state: &S,
     ) -> Result<(), StepError> {
-        if self.mass_read {
+        if self.mass.is_read() {
             return Ok(());
         }
         let n = self.rate.dim();
@@ -185,29 +173,18 @@ impl<S: State> BdfWorkspace<S> {
             )?;
             mass::read_mass(forces, &diagonal)
         };
-        self.mass_read = true;
-        let Some(matrix) = matrix else {
-            return Ok(());
-        };
-        if !self.linear.is_direct() {
-            let mut product = Buffer::<S::Scalar>::zeroed(n)?;
-            matrix.multiply(|_| S::Scalar::one(), &mut product);
-            if product.iter().any(|&m| m != S::Scalar::one()) {
-                return Err(StepError::MassWithGmres);
+        match matrix {
+            Some(matrix) if !self.linear.is_direct() => {
+                self.mass.set(None)?;
+                let mut product = Buffer::<S::Scalar>::zeroed(n)?;
+                matrix.multiply(|_| S::Scalar::one(), &mut product);
+                if product.iter().any(|&m| m != S::Scalar::one()) {
+                    return Err(StepError::MassWithGmres);
+                }
+                Ok(())
             }
-            return Ok(());
+            matrix => self.mass.set(matrix),
         }
-        let mut algebraic = Buffer::zeroed(n)?;
-        for (i, zero) in algebraic.iter_mut().enumerate() {
-            *zero = matrix.is_zero_row(i);
-        }
-        let singular = algebraic.iter().any(|&zero| zero);
-        self.mass = Some(Mass {
-            matrix,
-            algebraic,
-            singular,
-        });
-        Ok(())
     }
 
     /// Refuses a differential-algebraic start whose algebraic equations `0 = fᵢ(t, y)`
@@ -232,21 +209,18 @@ impl<S: State> BdfWorkspace<S> {
         // An index-2 system's algebraic equations do not determine its index-2 unknowns:
         // nothing to check them with (Radau5 does not check either).
         let index_two = self.index_two < self.rate.dim();
-        if index_two || !self.mass.as_ref().is_some_and(|mass| mass.singular) {
+        if index_two || !self.mass.is_singular() {
             return Ok(());
         }
         self.iterate.clone_from(state);
         self.stage_rate.assign(&self.rate);
         statistics.jacobians += 1;
         self.evaluate_jacobian(forces, t, h, &mut statistics.evaluations)?;
-        let Some(mass) = &self.mass else {
-            return Ok(());
-        };
         let jacobian = self.jacobian.as_ref().map_err(|e| *e)?;
         let matrix = self.matrix.as_mut().map_err(|e| *e)?;
         let correction = self.solution.as_mut().map_err(|e| *e)?;
         let rate = |i| self.rate.component(i);
-        match mass::algebraic_correction(&mass.matrix, jacobian, matrix, rate, correction) {
+        match mass::algebraic_correction(&self.mass, jacobian, matrix, rate, correction) {
             Ok(_) => {}
             Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),
             Err(cause) => return Err(cause),
@@ -395,7 +369,7 @@ impl<S: State> BdfWorkspace<S> {
         let inverse_l1 = S::Scalar::from_f64(1.0 / self.memory.formula.l[1]);
         self.residual.assign(&self.stage_rate);
         self.residual.scale_assign(gamma);
-        let Some(mass) = &self.mass else {
+        let Some(mass) = self.mass.matrix() else {
             self.residual
                 .add_scaled_assign(&self.predicted[1], -inverse_l1);
             self.residual.add_scaled_assign(&self.correction, -one);
@@ -406,8 +380,7 @@ impl<S: State> BdfWorkspace<S> {
         self.increment
             .add_scaled_assign(&self.predicted[1], inverse_l1);
         let product = self.solution.as_mut().map_err(|e| *e)?;
-        mass.matrix
-            .multiply(|i| self.increment.component(i), product);
+        mass.multiply(|i| self.increment.component(i), product);
         for (i, &value) in product.iter().enumerate() {
             self.residual
                 .set_component(i, self.residual.component(i) - value);
@@ -425,27 +398,22 @@ impl<S: State> BdfWorkspace<S> {
         evaluations: &mut u64,
     ) -> Result<(), StepError> {
         let weights = self.weights.as_ref().map_err(|e| *e)?;
-        let algebraic = self.mass.as_ref().map(|mass| &mass.algebraic[..]);
-        let floor = |j: usize| {
-            let floor = S::Scalar::from_f64(1.0 / weights[j]);
-            // An algebraic unknown has no rate to scale its step by: differenced at its
-            // tolerance's scale alone, it can vanish in the rounding of its equation (the
-            // Robertson DAE's `y₃ = 0` in `y₁ + y₂ + y₃ − 1`).
-            if algebraic.is_some_and(|algebraic| algebraic[j]) {
-                floor.max(S::Scalar::one())
-            } else {
-                floor
-            }
-        };
+        let floor = |j: usize| S::Scalar::from_f64(1.0 / weights[j]);
         let steps = self.steps.as_mut().map_err(|e| *e)?;
         let matrix = self.jacobian.as_mut().map_err(|e| *e)?;
         *evaluations += jacobian::jacobian(
-            &self.iterate,
+            Point {
+                state: &self.iterate,
+                t,
+                rate: &self.stage_rate,
+                offset: None,
+            },
             forces,
-            t,
-            h,
-            &self.stage_rate,
-            floor,
+            DifferenceStep::Scaled {
+                h,
+                floor: &floor,
+                algebraic: self.mass.algebraic(),
+            },
             matrix,
             Differences {
                 coordinates: &mut self.coordinates,
@@ -550,11 +518,11 @@ impl<S: State> BdfWorkspace<S> {
         for (k, value) in solution.iter_mut().enumerate() {
             *value = self.residual.component(k);
         }
-        if let Some(mass) = self.mass.as_ref().filter(|mass| mass.singular) {
+        if let Some(algebraic) = self.mass.algebraic() {
             let factor = S::Scalar::from_f64(self.memory.factored_gamma / self.memory.gamma);
             for (value, _) in solution
                 .iter_mut()
-                .zip(mass.algebraic.iter())
+                .zip(algebraic.iter())
                 .filter(|(_, algebraic)| **algebraic)
             {
                 *value = *value * factor;
@@ -568,25 +536,22 @@ impl<S: State> BdfWorkspace<S> {
         if ratio == 1.0 {
             return Ok(());
         }
-        match &self.mass {
-            // An algebraic row of `M − γ_f J` is `−γ_f Jᵢ`, the current row `−γ Jᵢ` but
-            // for the factor γ_f/γ: its right-hand side `γ fᵢ` is taken times γ_f/γ
-            // before the solve, and the correction is not rescaled, so that each
-            // iterate satisfies the algebraic equations' linearisation exactly (a
-            // linear constraint to rounding).
-            Some(mass) if mass.singular => {
-                // The Newton system is `γ`-free in `γ λ` for the index-2 unknowns `λ`
-                // (their columns are `γ` times the forces' derivatives): the update
-                // solved at `γ_f` is `γ_f/γ` times theirs at `γ`.
-                let factor = S::Scalar::from_f64(1.0 / ratio);
-                for i in self.index_two..self.residual.dim() {
-                    self.residual
-                        .set_component(i, self.residual.component(i) * factor);
-                }
+        // An algebraic row of `M − γ_f J` is `−γ_f Jᵢ`, the current row `−γ Jᵢ` but for
+        // the factor γ_f/γ: its right-hand side `γ fᵢ` is taken times γ_f/γ before the
+        // solve, and the correction is not rescaled, so that each iterate satisfies the
+        // algebraic equations' linearisation exactly (a linear constraint to rounding).
+        if self.mass.is_singular() {
+            // The Newton system is `γ`-free in `γ λ` for the index-2 unknowns `λ` (their
+            // columns are `γ` times the forces' derivatives): the update solved at `γ_f`
+            // is `γ_f/γ` times theirs at `γ`.
+            let factor = S::Scalar::from_f64(1.0 / ratio);
+            for i in self.index_two..self.residual.dim() {
+                self.residual
+                    .set_component(i, self.residual.component(i) * factor);
             }
-            _ => self
-                .residual
-                .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio))),
+        } else {
+            self.residual
+                .scale_assign(S::Scalar::from_f64(2.0 / (1.0 + ratio)));
         }
         Ok(())
     }
@@ -629,8 +594,8 @@ impl<S: State> BdfWorkspace<S> {
                 let matrix = self.matrix.as_mut().map_err(|e| *e)?;
                 let one = S::Scalar::one();
                 let gamma = S::Scalar::from_f64(self.memory.gamma);
-                let factored = match &self.mass {
-                    Some(mass) => matrix.factor_shifted_mass(jacobian, &mass.matrix, gamma, one),
+                let factored = match self.mass.matrix() {
+                    Some(mass) => matrix.factor_shifted_mass(jacobian, mass, gamma, one),
                     None => matrix.factor_shifted(jacobian, gamma, one),
                 };
                 statistics.decompositions += 1;
@@ -665,7 +630,7 @@ impl<S: State> BdfWorkspace<S> {
         statistics: &mut Statistics,
     ) -> Result<f64, StepError> {
         let mut tolerance = self.memory.formula.tq[4];
-        if self.mass.as_ref().is_some_and(|mass| mass.singular) {
+        if self.mass.is_singular() {
             tolerance = tolerance.min(DAE_NEWTON_TOLERANCE);
         }
         let mut previous = 0.0;

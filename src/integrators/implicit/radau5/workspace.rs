@@ -5,8 +5,9 @@
 
 use super::coefficients::{Coefficients, T, T_INVERSE};
 use super::memory::Memory;
-use crate::integrators::implicit::mass;
-use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Order, Structure, band_weight};
+use crate::integrators::implicit::jacobian::{self, DifferenceStep, Differences, Point};
+use crate::integrators::implicit::mass::{self, Mass};
+use crate::linalg::{Buffer, Complex, ComplexMatrix, Matrix, Order, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
@@ -76,38 +77,29 @@ pub(super) struct Linear<T: Scalar> {
     complex_rhs: Buffer<Complex<T>>,
     /// The size each coordinate's Newton correction is measured against.
     pub(super) scale: Buffer<T>,
-    /// The forces' mass matrix, when they give one (not saved: read again after loading).
+    /// The forces' mass matrix `M` of `M y' = f(t, y)`, with the Jacobian's layout (not
+    /// saved: read again after loading).
     #[cfg_attr(feature = "serde", serde(skip))]
-    mass: Option<Mass<T>>,
-    /// The forces have been asked for their mass matrix.
+    mass: Mass<T>,
+    /// Three products `M v`, when the forces give `M`.
     #[cfg_attr(feature = "serde", serde(skip))]
-    mass_read: bool,
-}
-
-/// The mass matrix `M` of `M y' = f(t, y)` (with the Jacobian's layout) and three
-/// products `M v`.
-#[derive(Clone, Debug)]
-struct Mass<T: Scalar> {
-    matrix: Matrix<T>,
-    products: [Buffer<T>; 3],
+    products: Option<[Buffer<T>; 3]>,
 }
 
 impl<T: Scalar> Linear<T> {
-    /// Asks the forces for their mass matrix, once: afterwards `mass` holds it, or `None`
-    /// for the identity.
+    /// Asks the forces for their mass matrix, once (a no-op afterwards).
     fn read_mass<S: State<Scalar = T>, F: Forces<S> + ?Sized>(
         &mut self,
         forces: &F,
     ) -> Result<(), StepError> {
-        if self.mass_read {
+        if self.mass.is_read() {
             return Ok(());
         }
-        if let Some(matrix) = mass::read_mass(forces, &self.jacobian) {
+        self.mass.read(forces, &self.jacobian)?;
+        if let Some(matrix) = self.mass.matrix() {
             let n = matrix.dim();
-            let products = [Buffer::zeroed(n)?, Buffer::zeroed(n)?, Buffer::zeroed(n)?];
-            self.mass = Some(Mass { matrix, products });
+            self.products = Some([Buffer::zeroed(n)?, Buffer::zeroed(n)?, Buffer::zeroed(n)?]);
         }
-        self.mass_read = true;
         Ok(())
     }
 }
@@ -121,8 +113,8 @@ impl<T: Scalar> Linear<T> {
             real_rhs: Buffer::zeroed(n)?,
             complex_rhs: Buffer::zeroed(n)?,
             scale: Buffer::zeroed(n)?,
-            mass: None,
-            mass_read: false,
+            mass: Mass::default(),
+            products: None,
         })
     }
 }
@@ -180,7 +172,7 @@ impl<S: State> Radau5Workspace<S> {
         forces: &F,
     ) -> Result<(), StepError> {
         let linear = self.linear.as_mut().map_err(|e| *e)?;
-        if linear.mass_read {
+        if linear.mass.is_read() {
             return Ok(());
         }
         linear.jacobian.prepare(forces, state)?;
@@ -202,16 +194,19 @@ impl<S: State> Radau5Workspace<S> {
     }
 
     /// Evaluates the Jacobian `∂f/∂y` at time `t` and at `state` (or, `at_end_stage`, at
-    /// `state` advanced by the last stage increment `Z₃`) into the kept matrix: from the
-    /// forces when they give one, otherwise by forward differences (radau5.f's: a step of
-    /// `√(ε · max(10⁻⁵, |yⱼ|))` in coordinate `j`, the columns a band keeps apart
-    /// perturbed together), against `start_rate` at the state itself. Returns the force
-    /// evaluations it made.
+    /// `state` advanced by the last stage increment `Z₃`) into the kept matrix, by the
+    /// crate's one [Jacobian source](jacobian::jacobian): from the forces when they give
+    /// one, otherwise by forward differences with radau5.f's steps
+    /// ([`DifferenceStep::Hairer`], sized by the coordinates of `state`), against
+    /// `start_rate` at the state itself (at the end stage, against its rate, evaluated
+    /// here into `f[1]` when the differences need it). Returns the force evaluations it
+    /// made.
     ///
     /// # Errors
     ///
     /// [`StepError::TooManyUnknowns`] when the matrices could not be made (no `alloc`);
-    /// a non-finite entry is reported by the factorisation that follows.
+    /// [`StepError::BandTooNarrow`] from the first banded Jacobian's check; a non-finite
+    /// entry is reported by the factorisation that follows.
     pub(super) fn evaluate_jacobian<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -222,98 +217,40 @@ impl<S: State> Radau5Workspace<S> {
         let linear = self.linear.as_mut().map_err(|e| *e)?;
         linear.jacobian.prepare(forces, state)?;
         linear.read_mass(forces)?;
-        linear.jacobian.clear();
-        let one = S::Scalar::one();
-        let analytic = if at_end_stage {
-            state.probe_into(&self.z[2], one, &mut self.probe);
-            forces.jacobian(&self.probe, t, &mut linear.jacobian.as_jacobian())
-        } else {
-            forces.jacobian(state, t, &mut linear.jacobian.as_jacobian())
-        };
-        let check = linear.jacobian.is_banded() && !self.memory.band_checked;
-        if analytic && !check {
-            return Ok(0);
-        }
         let mut evaluations = 0;
-        if at_end_stage {
-            // The rate the differences are taken against, in f[1].
-            self.probe.derivative_into(forces, t, &mut self.f[1]);
+        let [nudged_rate, end_rate, _] = &mut self.f;
+        let (rate, offset) = if at_end_stage {
+            linear.jacobian.clear();
+            state.probe_into(&self.z[2], S::Scalar::one(), &mut self.probe);
+            let check = linear.jacobian.is_banded() && !self.memory.band_checked;
+            if !check && forces.jacobian(&self.probe, t, &mut linear.jacobian.as_jacobian()) {
+                return Ok(0);
+            }
+            self.probe.derivative_into(forces, t, end_rate);
             evaluations += 1;
-        }
-        let epsilon = S::Scalar::epsilon();
-        let floor = s::<S::Scalar>(1e-5);
-        let has_coordinates = self.has_coordinates;
-        let coordinates = &self.coordinates;
-        let delta = |j: usize| {
-            let size = if has_coordinates {
-                coordinates.component(j).abs()
-            } else {
-                S::Scalar::zero()
-            };
-            (epsilon * size.max(floor)).sqrt()
-        };
-        let groups = if analytic {
-            None
+            (&*end_rate, Some(&self.z[2]))
         } else {
-            Some(linear.jacobian.column_groups())
+            (&self.start_rate, None)
         };
-        for columns in groups.into_iter().flatten() {
-            if at_end_stage {
-                self.scratch.assign(&self.z[2]);
-            } else {
-                self.scratch.set_zero();
-            }
-            for j in linear.jacobian.unknowns(&columns) {
-                let delta = delta(j);
-                self.scratch
-                    .set_component(j, self.scratch.component(j) + delta);
-                linear.real_rhs[j] = delta;
-            }
-            state.probe_into(&self.scratch, one, &mut self.probe);
-            self.probe.derivative_into(forces, t, &mut self.f[0]);
-            evaluations += 1;
-            let base = if at_end_stage {
-                &self.f[1]
-            } else {
-                &self.start_rate
-            };
-            let change = |i| self.f[0].component(i) - base.component(i);
-            linear
-                .jacobian
-                .set_differences(columns, &linear.real_rhs, change);
-        }
-        if check {
-            // Every unknown nudged at once, by weights that tell a group's columns apart.
-            if at_end_stage {
-                self.scratch.assign(&self.z[2]);
-            } else {
-                self.scratch.set_zero();
-            }
-            for j in 0..linear.real_rhs.len() {
-                let delta = delta(j) * band_weight::<S::Scalar>(j);
-                self.scratch
-                    .set_component(j, self.scratch.component(j) + delta);
-                linear.real_rhs[j] = delta;
-            }
-            state.probe_into(&self.scratch, one, &mut self.probe);
-            self.probe.derivative_into(forces, t, &mut self.f[0]);
-            evaluations += 1;
-            let base = if at_end_stage {
-                &self.f[1]
-            } else {
-                &self.start_rate
-            };
-            linear.jacobian.check_band(
-                |j| linear.real_rhs[j],
-                |i| {
-                    (
-                        self.f[0].component(i) - base.component(i),
-                        base.component(i).abs(),
-                    )
-                },
-            )?;
-            self.memory.band_checked = true;
-        }
+        evaluations += jacobian::jacobian(
+            Point {
+                state,
+                t,
+                rate,
+                offset,
+            },
+            forces,
+            DifferenceStep::Hairer,
+            &mut linear.jacobian,
+            Differences {
+                coordinates: &mut self.coordinates,
+                nudge: &mut self.scratch,
+                nudged_rate,
+                probe: &mut self.probe,
+                steps: &mut linear.real_rhs,
+                band_checked: &mut self.memory.band_checked,
+            },
+        )?;
         Ok(evaluations)
     }
 
@@ -331,7 +268,7 @@ impl<S: State> Radau5Workspace<S> {
             gamma, alpha, beta, ..
         } = self.coefficients;
         let linear = self.linear.as_mut().map_err(|e| *e)?;
-        let mass = linear.mass.as_ref().map(|mass| &mass.matrix);
+        let mass = linear.mass.matrix();
         match mass {
             Some(mass) => {
                 linear.real.factor_shifted_mass(
@@ -367,12 +304,9 @@ impl<S: State> Radau5Workspace<S> {
     /// algebraic unknowns (an index above 1), or as [`Matrix::factor`].
     pub(super) fn algebraic_correction(&mut self) -> Result<bool, StepError> {
         let linear = self.linear.as_mut().map_err(|e| *e)?;
-        let Some(mass) = &linear.mass else {
-            return Ok(false);
-        };
         let rate = |i| self.start_rate.component(i);
         mass::algebraic_correction(
-            &mass.matrix,
+            &linear.mass,
             &linear.jacobian,
             &mut linear.real,
             rate,
@@ -382,13 +316,9 @@ impl<S: State> Radau5Workspace<S> {
 
     /// Whether the mass matrix read so far has a zero row: an algebraic equation.
     pub(super) fn has_algebraic_equations(&self) -> bool {
-        let n = self.dim();
-        self.linear.as_ref().is_ok_and(|linear| {
-            linear
-                .mass
-                .as_ref()
-                .is_some_and(|mass| (0..n).any(|i| mass.matrix.is_zero_row(i)))
-        })
+        self.linear
+            .as_ref()
+            .is_ok_and(|linear| linear.mass.is_singular())
     }
 
     /// The correction [`algebraic_correction`](Self::algebraic_correction) left at
@@ -467,7 +397,11 @@ impl<S: State> Radau5Workspace<S> {
         let n = self.start_rate.dim();
         // With a mass matrix the right-hand sides take `Λ (M W)` instead of `Λ W`
         // (radau5.f's `SLVRAD` with `IJOB` 5).
-        if let Some(Mass { matrix, products }) = &mut linear.mass {
+        if let Some(products) = &mut linear.products {
+            let matrix = linear
+                .mass
+                .matrix()
+                .expect("products only with a mass matrix");
             for (w, product) in self.w.iter().zip(products.iter_mut()) {
                 matrix.multiply(|i| w.component(i), product);
             }
@@ -478,8 +412,8 @@ impl<S: State> Radau5Workspace<S> {
                 self.f[1].component(i),
                 self.f[2].component(i),
             ];
-            let w = match &linear.mass {
-                Some(Mass { products, .. }) => [products[0][i], products[1][i], products[2][i]],
+            let w = match &linear.products {
+                Some(products) => [products[0][i], products[1][i], products[2][i]],
                 None => [
                     self.w[0].component(i),
                     self.w[1].component(i),
@@ -548,7 +482,11 @@ impl<S: State> Radau5Workspace<S> {
             linear.real_rhs[i] = combination + h * self.start_rate.component(i);
         }
         // With a mass matrix, `M Σ dᵢ Zᵢ` (radau5.f's `ESTRAD` with `IJOB` 5).
-        if let Some(Mass { matrix, products }) = &mut linear.mass {
+        if let Some(products) = &mut linear.products {
+            let matrix = linear
+                .mass
+                .matrix()
+                .expect("products only with a mass matrix");
             let weighted = &mut products[0];
             matrix.multiply(|i| self.scratch.component(i), weighted);
             for (i, &product) in weighted.iter().enumerate() {

@@ -5,7 +5,7 @@
 use super::control::Memory;
 use super::sequence::{KEPT_INCREMENTS, MAX_COLUMNS, Table, first_kept};
 use super::tableau::extrapolate;
-use crate::integrators::implicit::jacobian::{self, Differences};
+use crate::integrators::implicit::jacobian::{self, DifferenceStep, Differences, Point};
 use crate::linalg::{Buffer, Matrix, Order, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
@@ -173,12 +173,18 @@ impl<S: State> SeulexWorkspace<S> {
         let steps = self.steps.as_mut().map_err(|e| *e)?;
         let jacobian_matrix = self.jacobian.as_mut().map_err(|e| *e)?;
         evaluations += jacobian::jacobian(
-            state,
+            Point {
+                state,
+                t,
+                rate: &self.rate,
+                offset: None,
+            },
             forces,
-            t,
-            h,
-            &self.rate,
-            floor,
+            DifferenceStep::Scaled {
+                h,
+                floor: &floor,
+                algebraic: None,
+            },
             jacobian_matrix,
             Differences {
                 coordinates: &mut self.coordinates,

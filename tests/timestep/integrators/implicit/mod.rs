@@ -9,6 +9,7 @@ mod bdf_dae;
 mod bdf_gmres;
 mod brusselator_model;
 mod dae;
+mod jacobian_source;
 mod lecture_methods;
 mod pendulum_dae;
 mod radau5;
