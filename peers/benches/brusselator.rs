@@ -307,7 +307,10 @@ fn run_one(case: &str) {
         .find(|side| side.name() == function)
         .unwrap_or_else(|| panic!("no function {function}"));
     if let Some(k) = parts.next() {
-        let k = k.trim_start_matches('k').parse().expect("BRUSS_RUN=…/k<rung>");
+        let k = k
+            .trim_start_matches('k')
+            .parse()
+            .expect("BRUSS_RUN=…/k<rung>");
         side = side.with(rung(k));
     }
     let repeat: usize = std::env::var("BRUSS_REPEAT").map_or(1, |r| r.parse().expect("a count"));
