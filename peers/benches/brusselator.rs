@@ -17,8 +17,8 @@
 //! - `diffsol_bdf` (0.18): `FaerSparseMat`/`FaerSparseLU`, the right-hand side and the
 //!   analytic `J v`; diffsol finds the sparsity from `J v` and colours the columns when the
 //!   problem is built (once, outside the timing, printed); each timed run makes the solver
-//!   and steps to the end, as in `benches/stiff.rs`. At N = 32 only: at N = 128 building
-//!   the problem ran out of memory (24 GB, killed; see [`diffsol_runs`]).
+//!   and steps to the end, as in `benches/stiff.rs`. Under criterion at N = 32 only: at
+//!   N = 128 building the problem takes 25 GB (see [`diffsol_runs`]).
 //!
 //! Tolerances `rtol = atol`, from the search (`BRUSS_SEARCH=`): on the ladder 10^(−k/8) from
 //! k = 48 (10⁻⁶), the loosest at which the side and the next two tighter rungs end within 10⁻⁶.
@@ -231,9 +231,10 @@ fn reference(n: usize) -> Vec<f64> {
     reference
 }
 
-/// Whether diffsol runs on the `n × n` grid: building its problem (the sparsity found
-/// from `J v`, the columns coloured) at N = 128 (32 768 unknowns) was killed by the
-/// kernel at 24 GB of resident memory on this 23 GB machine, before its first step.
+/// Whether criterion runs diffsol on the `n × n` grid: building its problem (the sparsity
+/// found from `J v`, the columns coloured) at N = 128 (32 768 unknowns) takes 25 GB of
+/// resident memory (measured on a 125 GB machine; killed on a 23 GB one). `BRUSS_RUN`
+/// runs it at any size.
 fn diffsol_runs(n: usize) -> bool {
     n <= 32
 }
@@ -247,13 +248,12 @@ fn sides(n: usize) -> [Side; 3] {
             Side::TimestepGmres(rung(63)),
             Side::DiffsolBdf(rung(61)),
         ],
-        // N = 128: the search at this size did not finish in the session (one sparse run
-        // takes minutes here): N = 32's rungs, but one tighter for the sparse LU, which
-        // ends 1.07e-6 from the reference at rung 61 (rung 62 not yet run at N = 128).
+        // N = 128, searched on a 16-core machine with 125 GB (BENCHMARKS.md): 1.8e-8 for
+        // each side (diffsol ends 1.01e-6 from the reference at rung 61).
         _ => [
             Side::TimestepSparse(rung(62)),
-            Side::TimestepGmres(rung(63)),
-            Side::DiffsolBdf(rung(61)),
+            Side::TimestepGmres(rung(62)),
+            Side::DiffsolBdf(rung(62)),
         ],
     }
 }
@@ -307,7 +307,10 @@ fn run_one(case: &str) {
         .find(|side| side.name() == function)
         .unwrap_or_else(|| panic!("no function {function}"));
     if let Some(k) = parts.next() {
-        let k = k.trim_start_matches('k').parse().expect("BRUSS_RUN=…/k<rung>");
+        let k = k
+            .trim_start_matches('k')
+            .parse()
+            .expect("BRUSS_RUN=…/k<rung>");
         side = side.with(rung(k));
     }
     let repeat: usize = std::env::var("BRUSS_REPEAT").map_or(1, |r| r.parse().expect("a count"));
