@@ -229,15 +229,17 @@ impl<S: State> ImplicitWorkspace<S> {
     /// `|1 − (1 − λ dt)/(1 − λ' dt)|`.
     ///
     /// ```
-    /// use timestep::{BackwardEuler, Stepper};
+    /// use timestep::{BackwardEuler, Integrator, Stepper};
     ///
-    /// // y' = −y³ from 1: a fresh matrix, Newton's contraction sets in at once.
-    /// let cubic = |y: &f64, _t: f64| -y * y * y;
+    /// // y' = −y: the matrix (by differences, exact to rounding) is the step's own, so
+    /// // the iteration contracts at once, and the next step keeps the matrix.
+    /// let decay = |y: &f64, _t: f64| -y;
     /// let mut stepper = Stepper::new(BackwardEuler::new());
     /// let mut y = 1.0;
-    /// stepper.step(&mut y, &cubic, 0.0, 0.1)?;
+    /// stepper.step(&mut y, &decay, 0.0, 0.1)?;
     /// let theta = stepper.workspace().unwrap().contraction();
-    /// assert!(theta < 0.01, "θ = {theta}");
+    /// assert!(theta <= 0.001, "θ = {theta}");
+    /// assert!((y - 1.0 / 1.1).abs() < 1e-12);
     /// # Ok::<(), timestep::StepError>(())
     /// ```
     pub fn contraction(&self) -> f64 {
