@@ -534,9 +534,9 @@ impl<'w, S: State> Newton<'w, S> {
     /// The Newton iteration of `attempt`, from the rate at the start (from the rate already
     /// in `rate` when `guessed`), with the last step's factored matrix when `kept`, under
     /// radau5.f's convergence control ([`Contraction`]) on the scaled correction of
-    /// [`update`](Self::update), whose allowance is 1: it converges when `η · ratio ≤ 1`,
-    /// with `η = θ/(1 − θ)` from the contraction rate `θ` of successive corrections
-    /// (`η = 1` on the first iteration). Simplified Newton gives up when `θ ≥ 0.99`
+    /// [`update`](Self::update), whose allowance is 1: it converges when `η · ratio ≤ κ`
+    /// ([`KAPPA`]), with `η = θ/(1 − θ)` from the contraction rate `θ` of successive
+    /// corrections (`η = 1` on the first iteration). Simplified Newton gives up when `θ ≥ 0.99`
     /// ([`StepError::Diverged`]) or when `θ` predicts no convergence within the iterations
     /// allowed ([`StepError::NotConverged`]); full Newton, whose matrix changes every
     /// iteration, goes on through those, and every attempt stops after [`STALL`]
