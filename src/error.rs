@@ -90,15 +90,17 @@ pub enum StepError {
         correction: f64,
     },
     /// An implicit method's Newton iteration diverges, so more iterations would not help,
-    /// however many are allowed: with iteration matrices made in this step, four
-    /// iterations in a row brought no correction smaller than the smallest so far (the
-    /// one-stage methods), or the contraction rate `θ` reached 0.99 (Radau5, as in
-    /// radau5.f) or 1 with the last Jacobian it may take (Radau5 at a fixed step).
+    /// however many are allowed: the contraction rate `θ` of a simplified iteration
+    /// reached 0.99 (Radau5 and the one-stage methods, as in radau5.f), four iterations in
+    /// a row brought no correction smaller than the smallest so far (the one-stage
+    /// methods, full Newton among them), or `θ` reached 1 with the last Jacobian it may
+    /// take (Radau5 at a fixed step).
     Diverged {
         /// Iterations made.
         iterations: usize,
-        /// The contraction rate estimate `θ` that gave up: for the one-stage methods the
-        /// last correction over the smallest (in the iteration's scaled norm).
+        /// The contraction rate estimate `θ` that gave up; when four iterations made no
+        /// progress, the last correction over the smallest (in the iteration's scaled
+        /// norm).
         contraction: f64,
     },
     /// An implicit method's Newton iteration met a singular Jacobian (a zero pivot); for

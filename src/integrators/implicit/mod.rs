@@ -5,11 +5,18 @@
 //! [`ImplicitSettings`] that every implicit method here takes (`with_settings`), each
 //! keeping what it uses.
 //!
+//! One convergence control serves every simplified Newton iteration, the one-stage
+//! methods' and Radau5's (`contraction.rs`): radau5.f's rules (Hairer & Wanner II, IV.8),
+//! which stop when the contraction rate `θ` of successive corrections bounds the error
+//! left within the tolerance, give up at `θ ≥ 0.99` or when `θ` predicts no convergence in
+//! the iterations left, and keep the Jacobian for the next step when `θ ≤ 0.001`.
+//!
 //! A constant mass matrix `M` (`M y' = f(t, y)`, `mass.rs`, [`WithMass`]) is read by
 //! Radau5 (index 1 to 3), the BDF, the Rosenbrock methods and backward Euler (index 1);
 //! the trapezoidal and implicit midpoint rules and Newmark-β refuse it.
 
 mod backward_euler;
+mod contraction;
 mod implicit_midpoint;
 mod mass;
 mod newmark;

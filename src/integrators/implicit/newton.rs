@@ -4,12 +4,19 @@
 //!
 //! Backward Euler, the trapezoidal rule, the implicit midpoint rule and Newmark-β differ
 //! only in where their implicit stage sits and how much of its rate the step takes, so one
-//! iteration serves them all, as Hairer's `dc_decsol` serves Radau5 and Rodas.
+//! iteration serves them all, as Hairer's `dc_decsol` serves Radau5 and Rodas. Its
+//! convergence control is Radau5's, radau5.f's rules ([`Contraction`]): it stops when the
+//! contraction rate `θ` of successive corrections bounds the error left within the
+//! tolerance, gives up at `θ ≥ 0.99` or when `θ` predicts no convergence in time, and keeps
+//! the matrix for the next step when `θ ≤ 0.001`. What it adds for steps with no error
+//! estimate behind them is the fallback chain (the kept matrix, then one made anew, then
+//! full Newton), the rounding allowance, and the refusal of a step rounding cannot resolve.
 //!
 //! Backward Euler also takes a constant mass matrix `M` ([`Forces::mass_matrix`]): its
 //! residual is then `M D − f(t + dt, y₀ + D dt)` and its Newton matrix `M − dt ∂f/∂y`
 //! (the other rules refuse one, [`StepError::MassUnsupported`]).
 
+use super::contraction::{Contraction, Verdict};
 use super::jacobian::{self, DifferenceStep, Differenced, Differences, Point};
 use super::mass::{self, Mass};
 use super::settings::ImplicitSettings;
@@ -124,6 +131,9 @@ struct Memory<T> {
     /// Whether a banded matrix has been checked against the forces
     /// ([`Matrix::check_band`]): once per workspace.
     band_checked: bool,
+    /// The Newton iteration's convergence control, shared with Radau5 (radau5.f's).
+    #[cfg_attr(feature = "serde", serde(default))]
+    contraction: Contraction,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
@@ -153,10 +163,38 @@ impl<S: State> ImplicitWorkspace<S> {
                 damping: S::Scalar::one(),
                 analytic: false,
                 band_checked: false,
+                contraction: Contraction::new(),
             },
             mass: Mass::default(),
             zeroed: true,
         }
+    }
+
+    /// The contraction rate `θ` of the last step's Newton iteration: the ratio of the
+    /// last two corrections' scaled norms (from the third iteration on, the geometric
+    /// mean of the last two ratios, as radau5.f measures it), or `0.001` (radau5.f's
+    /// `THET`, below which the next step keeps the matrix) when the step converged
+    /// before a second correction. The simplified Newton iteration gives up at
+    /// `θ ≥ 0.99`; with a matrix that is not the step's own, `θ` measures how far it is:
+    /// on `y' = λ y`, backward Euler's matrix for `λ'` contracts by
+    /// `|1 − (1 − λ dt)/(1 − λ' dt)|`.
+    ///
+    /// ```
+    /// use timestep::{BackwardEuler, Integrator, Stepper};
+    ///
+    /// // y' = −y: the matrix (by differences, exact to rounding) is the step's own, so
+    /// // the iteration contracts at once, and the next step keeps the matrix.
+    /// let decay = |y: &f64, _t: f64| -y;
+    /// let mut stepper = Stepper::new(BackwardEuler::new());
+    /// let mut y = 1.0;
+    /// stepper.step(&mut y, &decay, 0.0, 0.1)?;
+    /// let theta = stepper.workspace().unwrap().contraction();
+    /// assert!(theta <= 0.001, "θ = {theta}");
+    /// assert!((y - 1.0 / 1.1).abs() < 1e-12);
+    /// # Ok::<(), timestep::StepError>(())
+    /// ```
+    pub fn contraction(&self) -> f64 {
+        self.memory.contraction.theta
     }
 }
 
@@ -260,8 +298,9 @@ impl<'w, S: State> Newton<'w, S> {
     /// Solves the rule for the step's rate `D`, starting from the rate at the start, and on
     /// success advances `state` by `D dt`.
     ///
-    /// A step as long as the last one, whose iteration contracted fast, starts with the
-    /// last step's factored matrix, and a step that continues the last one (with no
+    /// A step as long as the last one, whose iteration contracted by `θ ≤ 0.001`
+    /// (radau5.f's rule, [`Contraction::keeps_jacobian`]), starts with the last step's
+    /// factored matrix, and a step that continues the last one (with no
     /// explicit part) from its rate; should the step fail so, it is solved again from the
     /// start's rate with a matrix made anew, so that what is kept never turns into an
     /// error. Should simplified Newton still diverge or stall, the step is solved once
@@ -449,11 +488,23 @@ impl<'w, S: State> Newton<'w, S> {
     }
 
     /// The Newton iteration of `attempt`, from the rate at the start (from the rate already
-    /// in `rate` when `guessed`), with the last step's factored matrix when `kept`. It stops
-    /// when every correction is within its allowance ([`update`](Self::update)). On
-    /// convergence the step's rate is in `rate`, and the result says whether the next step
-    /// may keep the matrix: when the last correction was at least tenfold smaller than the
-    /// one before (or the first).
+    /// in `rate` when `guessed`), with the last step's factored matrix when `kept`, under
+    /// radau5.f's convergence control ([`Contraction`]) on the scaled correction of
+    /// [`update`](Self::update), whose allowance is 1: it converges when `η · ratio ≤ κ`
+    /// ([`KAPPA`]), with `η = θ/(1 − θ)` from the contraction rate `θ` of successive
+    /// corrections (`η = 1` on the first iteration). Simplified Newton gives up when `θ ≥ 0.99`
+    /// ([`StepError::Diverged`]) or when `θ` predicts no convergence within the iterations
+    /// allowed ([`StepError::NotConverged`]); full Newton, whose matrix changes every
+    /// iteration, goes on through those, and every attempt stops after [`STALL`]
+    /// iterations without progress. On convergence the step's rate is in `rate`, and the
+    /// result says whether the next step may keep the matrix (`θ ≤ THET`, radau5.f's rule).
+    ///
+    /// Each solve starts with `η = 1`, not with radau5.f's `η` carried from the last step:
+    /// radau5.f may then accept a first correction at once, which with a matrix kept from
+    /// a step whose Jacobian differs leaves an error of `θ` times the correction; Radau5's
+    /// error estimate catches it, but a fixed step has none (backward Euler on
+    /// `y' = λ(t) y`, `λ` going from −3 to −2 at `dt = 1`, would end its second step at
+    /// `−1/16` instead of `1/12`).
     fn iterate<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -466,8 +517,6 @@ impl<'w, S: State> Newton<'w, S> {
             Attempt::Simplified { kept, guessed } => (kept, guessed, false),
             Attempt::Full => (false, false, true),
         };
-        let one = S::Scalar::one();
-        let slow = S::Scalar::from_f64(0.1);
         let stage_dt = self.stage * dt;
         let stage_time = t + stage_dt;
         if !guessed {
@@ -478,12 +527,12 @@ impl<'w, S: State> Newton<'w, S> {
         // The kept matrix's rounding allowance was for the coordinates of its own step:
         // until the matrix is made anew the test leaves it out, which is only stricter.
         let mut matrix_rounding = S::Scalar::zero();
-        let mut previous = None;
-        // The smallest ratio so far and the iterations since it, for divergence; and
-        // whether the matrix in use was made in this solve (a kept one may just be stale).
+        self.memory
+            .contraction
+            .start_afresh(S::Scalar::epsilon().to_f64());
+        // The smallest ratio so far and the iterations since it, for the stall guard.
         let mut best = S::Scalar::infinity();
         let mut stalled = 0;
-        let mut made_here = false;
         for iteration in 1..=self.max_iterations {
             self.stage_into(state, forces, stage_time, stage_dt, Probe::Rate);
             // Finite differences need the residual itself; otherwise its negation goes
@@ -503,9 +552,9 @@ impl<'w, S: State> Newton<'w, S> {
                     self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
                 self.set_rounding(stage_dt);
                 self.matrix.factor()?;
-                make = false;
-                made_here = true;
-                matrix_rounding = one;
+                // Full Newton makes the matrix anew at every iteration.
+                make = full;
+                matrix_rounding = S::Scalar::one();
             }
             if negated.is_none() {
                 match self.residual.as_scalars() {
@@ -532,78 +581,45 @@ impl<'w, S: State> Newton<'w, S> {
                 return Ok(true);
             }
             let ratio = self.update(dt, matrix_rounding);
-            // At least tenfold smaller than the last correction (or the first).
-            let fast = previous.is_none_or(|previous| ratio <= slow * previous);
-            if ratio <= one {
-                if !self.rate.is_finite() {
-                    return Err(StepError::NonFiniteResidual);
+            let contraction = &mut self.memory.contraction;
+            match contraction.observe(iteration, ratio.to_f64(), self.max_iterations, KAPPA) {
+                Verdict::Converged => {
+                    if !self.rate.is_finite() {
+                        return Err(StepError::NonFiniteResidual);
+                    }
+                    self.check_resolved(dt, matrix_rounding)?;
+                    return Ok(self.memory.contraction.keeps_jacobian());
                 }
-                self.check_resolved(dt, matrix_rounding)?;
-                return Ok(fast);
-            }
-            if made_here {
-                if ratio < best {
-                    (best, stalled) = (ratio, 0);
-                } else {
-                    stalled += 1;
+                Verdict::Diverged if !full => {
+                    return Err(StepError::Diverged {
+                        iterations: iteration,
+                        contraction: contraction.theta,
+                    });
                 }
-                // With the same matrix as the last iteration: `θ` is its contraction rate.
-                let theta = previous.map(|previous| ratio / previous);
-                self.check_contraction(ratio, best, stalled, theta, iteration, dt)?;
+                Verdict::TooSlow { .. } if !full => {
+                    return Err(StepError::NotConverged {
+                        iterations: iteration,
+                        correction: self.relative_correction(dt).to_f64(),
+                    });
+                }
+                _ => {}
             }
-            // Slower, or NaN: the matrix is too far from the current one, so the next
-            // iteration makes it anew (as full Newton does at every iteration).
-            previous = if fast && !full {
-                Some(ratio)
+            if ratio < best {
+                (best, stalled) = (ratio, 0);
             } else {
-                make = true;
-                None
-            };
+                stalled += 1;
+            }
+            if stalled >= STALL || ratio.is_nan() {
+                return Err(StepError::Diverged {
+                    iterations: iteration,
+                    contraction: (ratio / best).to_f64(),
+                });
+            }
         }
         Err(StepError::NotConverged {
             iterations: self.max_iterations,
             correction: self.relative_correction(dt).to_f64(),
         })
-    }
-
-    /// Gives up on an iteration, with matrices made in this solve, that will not converge:
-    /// it diverges when [`STALL`] iterations in a row brought no correction smaller than
-    /// the smallest so far, `best` (however many iterations are allowed, so that a limit
-    /// of `usize::MAX` ends as soon as progress stops: an iteration that jumps between
-    /// two values forever, a `ratio` that is `NaN`), and it converges too slowly when,
-    /// at the contraction rate `theta` of the same matrix, the `ratio` would still be
-    /// above 1 when the iterations allowed run out, as radau5.f predicts. Only a `theta`
-    /// below 0.1 predicts, since a slower one has the matrix made anew, which changes the
-    /// rate. (One matrix made anew may send the next correction up before Newton's
-    /// quadratic convergence sets in: a single correction larger than the last is not
-    /// divergence.)
-    fn check_contraction(
-        &self,
-        ratio: S::Scalar,
-        best: S::Scalar,
-        stalled: usize,
-        theta: Option<S::Scalar>,
-        iteration: usize,
-        dt: S::Scalar,
-    ) -> Result<(), StepError> {
-        if stalled >= STALL || ratio.is_nan() {
-            return Err(StepError::Diverged {
-                iterations: iteration,
-                contraction: (ratio / best).to_f64(),
-            });
-        }
-        let Some(theta) = theta.map(|theta| theta.to_f64()) else {
-            return Ok(());
-        };
-        // `θ^left` in f64: `left` may be any usize, and a huge one gives 0 as it should.
-        let left = (self.max_iterations - iteration) as f64;
-        if theta <= 0.1 && ratio.to_f64() * theta.powf(left) > 1.0 {
-            return Err(StepError::NotConverged {
-                iterations: iteration,
-                correction: self.relative_correction(dt).to_f64(),
-            });
-        }
-        Ok(())
     }
 
     /// Adds the correction to the rate and returns the largest ratio of a coordinate's
@@ -952,17 +968,23 @@ impl<'w, S: State> Newton<'w, S> {
     }
 }
 
-/// Iterations in a row, with matrices made in the step, without a correction smaller
-/// than the smallest so far, after which the Newton iteration is taken to diverge: more
-/// than the one rise a matrix made anew may bring before Newton's convergence sets in.
+/// Hairer & Wanner's `κ` (II, IV.8, (8.11), "between 10⁻¹ and 10⁻²"): the iteration stops
+/// when the error it leaves, `η · ratio` in the units of [`update`](Newton::update)'s
+/// allowance, is within this fraction of the tolerance.
+const KAPPA: f64 = 0.1;
+
+/// Iterations in a row without a correction smaller than the smallest so far, after which
+/// the Newton iteration is taken to diverge, however many iterations are allowed (so that
+/// a limit of `usize::MAX` ends as soon as progress stops: an iteration that jumps between
+/// two values forever, a `NaN` ratio): more than the one rise a matrix made anew may bring
+/// before full Newton's quadratic convergence sets in.
 const STALL: usize = 4;
 
 /// How one attempt at a step's Newton solve starts and iterates.
 #[derive(Clone, Copy)]
 enum Attempt {
-    /// Simplified Newton: one matrix while the iteration contracts at least tenfold per
-    /// iteration, made anew when it slows; starting with the last step's matrix when
-    /// `kept`, and from the last step's rate when `guessed`.
+    /// Simplified Newton: one matrix for the whole iteration, the last step's when
+    /// `kept`, starting from the last step's rate when `guessed`.
     Simplified { kept: bool, guessed: bool },
     /// Full Newton: the matrix made anew at every iteration, from the start's rate. Each
     /// iteration costs a Jacobian and a factorisation, but the iteration converges

@@ -2,11 +2,12 @@
 //! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
 
 use super::coefficients::nodes;
-use super::memory::{JACOBIAN_REUSE, Memory, Outcome};
+use super::memory::{Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
 use super::{HigherIndex, Radau5};
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
+use crate::integrators::implicit::contraction::Verdict;
 use crate::integrators::implicit::mass;
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -175,13 +176,12 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
 
         // The simplified Newton iteration, with radau5.f's convergence control.
         let nit = self.max_iterations();
-        let memory = &mut workspace.memory;
-        memory.faccon = math::powf(memory.faccon.max(epsilon), 0.8);
-        memory.theta = JACOBIAN_REUSE;
+        workspace.memory.contraction.start_step(epsilon);
         let mut newt = 0;
         loop {
             if newt >= nit {
-                return self.fail(workspace, 0.5, not_converged(newt, workspace.memory.dynold));
+                let last = workspace.memory.contraction.dynold;
+                return self.fail(workspace, 0.5, not_converged(newt, last));
             }
             let dyno = workspace.newton_iteration(state, forces, t, h);
             statistics.evaluations += 3;
@@ -189,39 +189,22 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
             if !dyno.is_finite() {
                 return self.fail(workspace, 0.5, StepError::NonFiniteResidual);
             }
-            let memory = &mut workspace.memory;
-            if newt > 1 && newt < nit {
-                let thq = dyno / memory.dynold;
-                memory.theta = if newt == 2 {
-                    thq
-                } else {
-                    (thq * memory.thqold).sqrt()
-                };
-                memory.thqold = thq;
-                if memory.theta < 0.99 {
-                    memory.faccon = memory.theta / (1.0 - memory.theta);
-                    // Saturated: a limit of `usize::MAX` iterations must not wrap to a
-                    // negative count (which predicted that nothing ever converges).
-                    let left = i32::try_from(nit - 1 - newt).unwrap_or(i32::MAX);
-                    let dyth = memory.faccon * dyno * math::powi(memory.theta, left) / fnewt;
-                    if dyth >= 1.0 {
-                        // Converging, but not within the iterations left: retry
-                        // shorter, by as much as the contraction says.
-                        let qnewt = dyth.clamp(1e-4, 20.0);
-                        let factor = 0.8 * math::powf(qnewt, -1.0 / (4.0 + left as f64));
-                        return self.fail(workspace, factor, not_converged(newt, dyno));
-                    }
-                } else {
+            let contraction = &mut workspace.memory.contraction;
+            match contraction.observe(newt, dyno, nit, fnewt) {
+                Verdict::Converged => break,
+                Verdict::Continue => {}
+                // Converging, but not within the iterations left: retry shorter, by as
+                // much as the contraction says.
+                Verdict::TooSlow { shrink } => {
+                    return self.fail(workspace, shrink, not_converged(newt, dyno));
+                }
+                Verdict::Diverged => {
                     let diverged = StepError::Diverged {
                         iterations: newt,
-                        contraction: memory.theta,
+                        contraction: contraction.theta,
                     };
                     return self.fail(workspace, 0.5, diverged);
                 }
-            }
-            memory.dynold = dyno.max(epsilon);
-            if memory.faccon * dyno <= fnewt {
-                break;
             }
         }
         workspace.memory.iterations = newt;
@@ -267,12 +250,12 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
                 factor = factor.min(1.0);
             }
             memory.reject = false;
-            let keep =
-                memory.theta <= JACOBIAN_REUSE && (KEEP_STEP.0..=KEEP_STEP.1).contains(&factor);
+            let keep = memory.contraction.keeps_jacobian()
+                && (KEEP_STEP.0..=KEEP_STEP.1).contains(&factor);
             if keep {
                 factor = 1.0;
             }
-            memory.wants_jacobian = memory.theta > JACOBIAN_REUSE;
+            memory.wants_jacobian = !memory.contraction.keeps_jacobian();
             Some(Decision {
                 accept: true,
                 factor,

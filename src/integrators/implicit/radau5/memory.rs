@@ -1,9 +1,7 @@
 //! What adaptive Radau5 remembers between attempts and steps (radau5.f's `RADCOR`
 //! locals), kept in its workspace.
 
-/// radau5.f's `THET`: a Jacobian is kept for the next step while the Newton iteration
-/// contracts by at least this factor per iteration.
-pub(super) const JACOBIAN_REUSE: f64 = 0.001;
+use crate::integrators::implicit::contraction::Contraction;
 
 /// How the last attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,12 +31,9 @@ pub(crate) struct Memory {
     pub(super) first: bool,
     /// The last attempt failed.
     pub(super) reject: bool,
-    /// The Newton iteration's contraction factor, last measured.
-    pub(super) theta: f64,
-    /// `θ/(1 − θ)`, the factor from the last correction to the error left.
-    pub(super) faccon: f64,
-    pub(super) dynold: f64,
-    pub(super) thqold: f64,
+    /// The Newton iteration's convergence control (`θ`, `η = θ/(1 − θ)` and the last
+    /// correction's norm).
+    pub(super) contraction: Contraction,
     /// The last attempt's step.
     pub(super) h: f64,
     /// The last accepted step (the collocation polynomial's).
@@ -84,10 +79,7 @@ impl Memory {
         Memory {
             first: true,
             reject: false,
-            theta: JACOBIAN_REUSE,
-            faccon: 1.0,
-            dynold: 0.0,
-            thqold: 0.0,
+            contraction: Contraction::new(),
             h: 0.0,
             h_old: 0.0,
             has_polynomial: false,

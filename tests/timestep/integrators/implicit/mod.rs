@@ -8,6 +8,7 @@ mod bdf;
 mod bdf_dae;
 mod bdf_gmres;
 mod brusselator_model;
+mod contraction;
 mod dae;
 mod jacobian_source;
 mod lecture_methods;
