@@ -445,6 +445,8 @@ const MAX_WEIGHTS: usize = 26;
 /// through [`combination`].
 // Inlined only when optimised, as `combination`.
 #[cfg_attr(not(debug_assertions), inline(always))]
+// The coordinate indexes every term's rate at once.
+#[allow(clippy::needless_range_loop)]
 pub(crate) fn sum_each<D: Vector>(
     weights: &[f64],
     rates: &[D],

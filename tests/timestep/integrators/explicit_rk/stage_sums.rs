@@ -19,7 +19,7 @@ fn by_terms(y: &[f64], weights: &[f64], rates: &[Vec<f64>], dt: f64) -> Vec<f64>
             [first, ..] => {
                 let mut sum = rates[first][i] * weights[first];
                 for &j in &terms[1..] {
-                    sum = sum + rates[j][i] * weights[j];
+                    sum += rates[j][i] * weights[j];
                 }
                 y[i] + sum * dt
             }
