@@ -1,5 +1,6 @@
 //! [`State`], [`Derivative`] and [`Forces`]: the model every integrator works on.
 
+use crate::vector::{combination, sum_each};
 use crate::{Jacobian, NoVelocity, Scalar, SmallVector, Vector};
 use num_traits::Float;
 
@@ -236,8 +237,39 @@ pub trait State: Clone {
         dt: Self::Scalar,
         sum: &mut DerivativeOf<Self>,
     ) {
-        let (direction, factor) = crate::vector::combination(weights, rates, sum);
+        let (direction, factor) = combination(weights, rates, sum);
         self.advance(direction, dt * Self::Scalar::from_f64(factor));
+    }
+
+    /// Overwrites `probe` with this state advanced by `dt · Σᵢ wᵢ kᵢ`, the `rates` `kᵢ`
+    /// with the `weights` `wᵢ` (zero weights skipped), for one Runge–Kutta stage whose
+    /// weights are the method's constants. `sum` is a buffer of the right size.
+    ///
+    /// The default forms the sum as [`advance_by_sum`](State::advance_by_sum) does and
+    /// [`probe_into`](State::probe_into)s along it. A [`Vector`] forms the probe in one pass
+    /// over memory, summing each coordinate's terms in registers, with the same roundings;
+    /// a large state may override it to do the same.
+    ///
+    /// ```
+    /// use timestep::{Derivative, State};
+    ///
+    /// let y = [1.0_f64, 2.0];
+    /// let rates = [Derivative::new(Default::default(), [2.0, 0.0]), Derivative::new(Default::default(), [4.0, 1.0])];
+    /// let (mut sum, mut probe) = (y.zero_rate(), y);
+    /// y.probe_by_sum(&[0.5, 0.5], &rates, 0.1, &mut sum, &mut probe);
+    /// assert_eq!(probe, [1.0 + 0.1 * 3.0, 2.0 + 0.1 * 0.5]);
+    /// ```
+    #[inline(always)]
+    fn probe_by_sum(
+        &self,
+        weights: &[f64],
+        rates: &[DerivativeOf<Self>],
+        dt: Self::Scalar,
+        sum: &mut DerivativeOf<Self>,
+        probe: &mut Self,
+    ) {
+        let (direction, factor) = combination(weights, rates, sum);
+        self.probe_into(direction, dt * Self::Scalar::from_f64(factor), probe);
     }
 
     /// Overwrites `probe` with this state advanced by `rate · dt`, for one Runge–Kutta
@@ -540,6 +572,68 @@ impl<V: Vector> State for V {
         }
         probe.assign(self);
         probe.add_scaled_assign(&rate.force, dt);
+    }
+
+    // Inlined only when optimised, as `combination`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn advance_by_sum(
+        &mut self,
+        weights: &[f64],
+        rates: &[DerivativeOf<Self>],
+        dt: V::Scalar,
+        sum: &mut DerivativeOf<Self>,
+    ) {
+        // One pass, the sum of each coordinate in registers: `y + (Σ wᵢ kᵢ) dt`, as the
+        // default rounds it.
+        if let Some(y) = self.as_scalars_mut() {
+            let n = y.len();
+            if sum_each(
+                weights,
+                rates,
+                n,
+                #[inline(always)]
+                |i, sum| {
+                    y[i] = y[i] + sum * dt;
+                },
+            ) {
+                return;
+            }
+        }
+        let (direction, factor) = combination(weights, rates, sum);
+        self.advance(direction, dt * V::Scalar::from_f64(factor));
+    }
+
+    // Inlined only when optimised, as `combination`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn probe_by_sum(
+        &self,
+        weights: &[f64],
+        rates: &[DerivativeOf<Self>],
+        dt: V::Scalar,
+        sum: &mut DerivativeOf<Self>,
+        probe: &mut Self,
+    ) {
+        // One pass, as `advance_by_sum`: a stage of DOP853 on 36 unknowns wrote its sum
+        // to memory and read it back to probe.
+        if let (Some(out), Some(y)) = (probe.as_scalars_mut(), self.as_scalars()) {
+            let n = y.len();
+            if out.len() == n {
+                let out = &mut out[..n];
+                if sum_each(
+                    weights,
+                    rates,
+                    n,
+                    #[inline(always)]
+                    |i, sum| {
+                        out[i] = y[i] + sum * dt;
+                    },
+                ) {
+                    return;
+                }
+            }
+        }
+        let (direction, factor) = combination(weights, rates, sum);
+        self.probe_into(direction, dt * V::Scalar::from_f64(factor), probe);
     }
 
     #[inline(always)]
@@ -918,6 +1012,20 @@ impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {
     #[inline(always)]
     fn force(&self, state: &S, t: S::Scalar) -> S::Force {
         self(state, t)
+    }
+
+    #[inline(always)]
+    fn force_into(&self, state: &S, t: S::Scalar, out: &mut S::Force) {
+        let force = self(state, t);
+        if S::Force::fixed_zero().is_some() {
+            // A coordinate at a time: stored whole, a returned `[f64; 36]` went through two
+            // 288-byte `memcpy`s on its way into the buffer.
+            out.assign(&force);
+        } else {
+            // A `Vec` is moved in, not copied (and one of another size is reported by the
+            // caller, `force_into` below).
+            *out = force;
+        }
     }
 }
 

@@ -175,14 +175,12 @@ impl<const N: usize> Tableau<N> {
                         let (direction, factor) = combination(&weights[..newest], done, sum);
                         state.probe_into(direction, dt * S::Scalar::from_f64(factor), probe);
                         probe.advance(&done[newest], dt * S::Scalar::from_f64(weights[newest]));
+                    } else if forces.reads_momenta() {
+                        state.probe_by_sum(weights, done, dt, sum, probe);
                     } else {
                         let (direction, factor) = combination(weights, done, sum);
                         let h = dt * S::Scalar::from_f64(factor);
-                        if forces.reads_momenta() {
-                            state.probe_into(direction, h, probe);
-                        } else {
-                            state.positional_probe_into(direction, h, probe);
-                        }
+                        state.positional_probe_into(direction, h, probe);
                     }
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
                     probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
