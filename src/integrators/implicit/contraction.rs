@@ -20,6 +20,7 @@
 //! - and may keep its Jacobian for the next step when `θ ≤ 0.001` (radau5.f's `THET`).
 
 use crate::math;
+use num_traits::Float;
 
 /// radau5.f's `THET`: a Jacobian is kept for the next step while the Newton iteration
 /// contracts by at least this factor per iteration.
@@ -115,7 +116,7 @@ impl Contraction {
             self.theta = if iteration == 2 {
                 thq
             } else {
-                (thq * self.thqold).sqrt()
+                Float::sqrt(thq * self.thqold)
             };
             self.thqold = thq;
             // Written so that a `NaN` θ diverges.
