@@ -655,10 +655,11 @@ impl<const N: usize> Rosenbrock<N> {
 const ONE_PASS_BELOW: usize = 8;
 
 /// `Σⱼ wⱼ Uⱼ` as a direction and a factor, as [`combination`] gives it, but in one pass over
-/// the coordinates when the vectors are slices of fewer than [`ONE_PASS_BELOW`]: a Rosenbrock tableau's weights are read at
-/// run time, where [`combination`]'s unrolled tests (made for explicit tableaus, whose
-/// constant weights fold away) run in full. Each term is added as
-/// [`Vector::add_scaled_assign`] adds it, in the same order, so the sum has the same bits.
+/// the coordinates when the vectors are slices of fewer than [`ONE_PASS_BELOW`] numbers: a
+/// Rosenbrock tableau's weights are read at run time, where [`combination`]'s unrolled
+/// tests (made for explicit tableaus, whose constant weights fold away) run in full. Each
+/// term is added as [`Vector::add_scaled_assign`] adds it, in the same order, so the sum
+/// has the same bits.
 fn weighted<'a, D: Vector>(weights: &[f64], stages: &'a [D], sum: &'a mut D) -> (&'a D, f64) {
     if let Some(out) = sum
         .as_scalars_mut()
@@ -696,9 +697,8 @@ fn weighted<'a, D: Vector>(weights: &[f64], stages: &'a [D], sum: &'a mut D) -> 
 
 /// A stage's right-hand side times `hγ`, `(f + Σⱼ (cⱼ/h) Uⱼ + γᵢ h ∂f/∂t) hγ`, written into
 /// `out` coordinate by coordinate when every vector is a slice of `out`'s length, below
-/// [`ONE_PASS_BELOW`] (the terms
-/// in the order, and with the arithmetic, of the pass-by-pass form); `false`, with `out`
-/// untouched, otherwise.
+/// [`ONE_PASS_BELOW`] (the terms in the order, and with the arithmetic, of the pass-by-pass
+/// form); `false`, with `out` untouched, otherwise.
 fn right_side_in_one_pass<D: Vector>(
     rate: &D,
     stages: &[D],
@@ -773,7 +773,7 @@ impl<const N: usize> Scheme for Rosenbrock<N> {
         workspace.jacobian_current = false;
         self.stages(workspace, state, forces, t, dt, no_floor, &mut statistics)?;
         let RosenbrockWorkspace { stages, sum, .. } = workspace;
-        let (direction, factor) = combination(&self.tableau.b, stages, sum);
+        let (direction, factor) = weighted(&self.tableau.b, stages, sum);
         if !direction.is_finite() {
             return Err(StepError::NonFiniteResidual);
         }
