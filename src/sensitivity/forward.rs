@@ -336,6 +336,48 @@ where
         true
     }
 
+    /// `diag(J_y, …, J_y) v`, each block by [`Model::tangent`] with no parameter direction,
+    /// the block-diagonal approximation of the augmented Jacobian (CVODES's simultaneous
+    /// corrector, as [`jacobian`](Forces::jacobian) writes with a difference tangent): the
+    /// product [GMRES](crate::LinearSolver::Gmres) takes, one tangent per block. Without a
+    /// tangent, `false`: the method then differences the whole augmented rate.
+    fn jacobian_times(
+        &self,
+        state: &B,
+        t: B::Scalar,
+        v: &crate::DerivativeOf<B>,
+        out: &mut crate::DerivativeOf<B>,
+    ) -> bool {
+        let y = split(state.blocks()).0;
+        let p = self.parameters.as_ref();
+        let scratch = self.scratch.borrow();
+        let no_parameter = scratch.direction.as_ref();
+        v.force
+            .blocks()
+            .iter()
+            .zip(out.force.blocks_mut())
+            .all(|(v, out)| self.model.tangent(y, p, t, v, no_parameter, out))
+    }
+
+    /// The model's preconditioner ([`Model::precondition`]) on every block: `z ≈
+    /// diag(I − γ J_y, …)⁻¹ r`. `false` when the model gives none.
+    fn precondition(
+        &self,
+        state: &B,
+        t: B::Scalar,
+        gamma: B::Scalar,
+        r: &crate::DerivativeOf<B>,
+        z: &mut crate::DerivativeOf<B>,
+    ) -> bool {
+        let y = split(state.blocks()).0;
+        let p = self.parameters.as_ref();
+        r.force
+            .blocks()
+            .iter()
+            .zip(z.force.blocks_mut())
+            .all(|(r, z)| self.model.precondition(y, p, t, gamma, r, z))
+    }
+
     /// The model's mass matrix ([`Model::mass_matrix`]) on the diagonal of every block:
     /// `M sᵢ' = J_y sᵢ + ∂f/∂θᵢ` for each sensitivity.
     fn mass_matrix(&self, mass: &mut crate::Jacobian<'_, B::Scalar>) -> bool {

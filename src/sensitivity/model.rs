@@ -85,6 +85,29 @@ pub trait Model<V: Vector> {
         false
     }
 
+    /// Writes `z ≈ (I − γ J_y)⁻¹ r` into `z` and returns `true`, or returns `false` (the
+    /// default: none known): the preconditioner of the state's Newton matrix, as
+    /// [`Forces::precondition`](crate::Forces::precondition) is for forces.
+    /// [`Forward`](super::Forward) applies it to every block of the augmented system, whose
+    /// Newton matrix it approximates by `diag(I − γ J_y, …)` (CVODES's simultaneous
+    /// corrector), so that the [BDF with GMRES](crate::LinearSolver::Gmres) takes the
+    /// model's preconditioner told [`Preconditioner::User`](crate::Preconditioner::User).
+    /// `z` must be written entirely.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn precondition(
+        &self,
+        y: &V,
+        parameters: &[V::Scalar],
+        t: V::Scalar,
+        gamma: V::Scalar,
+        r: &V,
+        z: &mut V,
+    ) -> bool {
+        let _ = (y, parameters, t, gamma, r, z);
+        false
+    }
+
     /// Writes the constant mass matrix `M` of `M y' = f(t, y, p)` into rows and columns
     /// `0..n` of `mass` (`n` the state's size) and returns `true`, or returns `false` (the
     /// default: `M = I`). As [`Forces::mass_matrix`](crate::Forces::mass_matrix): every

@@ -538,4 +538,6 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 mod adjoint;
 mod adjoint_radau5;
 mod adjoint_rosenbrock;
+mod complex_step;
 mod dae;
+mod forward_gmres;
