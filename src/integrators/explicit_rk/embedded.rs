@@ -155,7 +155,12 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
             // is a load and a store (DOP853 on Arenstorf at 10⁻⁶: 126 → 116 µs, the
             // hand-written bound of benches/adaptive_sol.rs about 107); the rates are handed
             // back for the next step and the dense output.
-            let mut rates = workspace.rates.clone();
+            // Only the first rate is read before the attempt writes it; the rest start
+            // as copies of it, whose stores the compiler drops, and only the stages the
+            // attempt wrote go back.
+            let (attempt_stages, _) = self.stage_counts(workspace);
+            let mut rates: [DerivativeOf<S>; N] =
+                core::array::from_fn(|_| workspace.rates[0].clone());
             let (mut probe, mut sum, mut error) = (
                 workspace.probe.clone(),
                 workspace.sum.clone(),
@@ -166,7 +171,7 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
                 &mut probe,
                 &mut sum,
                 &mut error,
-                self.stage_counts(workspace).0,
+                attempt_stages,
                 state,
                 forces,
                 t,
@@ -175,7 +180,7 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
                 end,
                 statistics,
             );
-            workspace.rates = rates;
+            workspace.rates[..attempt_stages].clone_from_slice(&rates[..attempt_stages]);
             return Ok(estimate);
         }
         let attempt_stages = self.stage_counts(workspace).0;
