@@ -23,9 +23,17 @@ pub const MASSES: [f64; 6] = [
 ];
 
 /// Newton's gravity between every pair: `y = (q₁, …, q₆, v₁, …, v₆)`, each a 3-vector.
-pub fn outer_solar_system(y: &[f64; 36], _t: f64) -> [f64; 36] {
+pub fn outer_solar_system(y: &[f64; 36], t: f64) -> [f64; 36] {
     let mut f = [0.0; 36];
+    outer_solar_system_into(y, t, &mut f);
+    f
+}
+
+/// [`outer_solar_system`] written into `f`, as dop853.f's `FCN` writes its rates (the same
+/// operations in the same order: the same bits).
+pub fn outer_solar_system_into(y: &[f64; 36], _t: f64, f: &mut [f64; 36]) {
     f[..18].copy_from_slice(&y[18..]);
+    f[18..].fill(0.0);
     for i in 0..6 {
         for j in i + 1..6 {
             let d = [
@@ -42,7 +50,6 @@ pub fn outer_solar_system(y: &[f64; 36], _t: f64) -> [f64; 36] {
             }
         }
     }
-    f
 }
 
 /// The start: the book's table of initial data (the Sun at the origin, at rest).
