@@ -3,10 +3,10 @@
 
 use super::Radau5;
 use super::workspace::Radau5Workspace;
+use crate::integrators::implicit::contraction;
 use crate::integrators::{Memoryless, Properties, Scheme};
-use crate::math;
 use crate::{Forces, Scalar, State, StepError, Vector};
-use num_traits::{Float, One};
+use num_traits::One;
 
 /// Jacobians a fixed step may evaluate: at the start, and again at the end stage's
 /// iterate (twice at most) when the iteration stalls.
@@ -32,10 +32,13 @@ impl Scheme for Radau5 {
             return Err(StepError::NonFiniteResidual);
         }
         workspace.read_coordinates(state);
-        let tolerance = match self.tolerance() {
-            Some(tolerance) => S::Scalar::from_f64(tolerance),
-            None => math::powf(S::Scalar::epsilon(), S::Scalar::from_f64(2.0 / 3.0)),
-        };
+        let tolerance = S::Scalar::from_f64(match self.tolerance() {
+            Some(tolerance) => tolerance,
+            None => *workspace
+                .memory
+                .default_tolerance
+                .get_or_insert_with(|| contraction::default_tolerance::<S::Scalar>().to_f64()),
+        });
         let n = workspace.dim();
         for i in 0..n {
             let size = S::Scalar::one() + workspace.coordinate(i);
