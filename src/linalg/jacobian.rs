@@ -211,9 +211,12 @@ pub struct Jacobian<'a, T> {
 impl<'a, T> Jacobian<'a, T> {
     /// A dense `dim × dim` matrix over `entries`, row by row.
     ///
+    /// A `dim` of 0 is an empty matrix (every index panics); entries past `dim²` are
+    /// never touched.
+    ///
     /// # Panics
     ///
-    /// If `entries` holds fewer than `dim²` values.
+    /// If `entries` holds fewer than `dim²` values, or `dim²` overflows `usize`.
     #[track_caller]
     #[must_use]
     pub fn new(entries: &'a mut [T], dim: usize) -> Self {

@@ -57,6 +57,16 @@ fn a_row_whose_offset_wraps_panics() {
     jacobian[(row, 0)] = 1.0;
 }
 
+/// A matrix of no unknowns has no entry to write.
+#[test]
+#[should_panic(expected = "Jacobian index (0, 0) is outside the 0 × 0 matrix")]
+fn an_empty_jacobian_refuses_every_index() {
+    let mut entries = [0.0_f64; 4];
+    let mut jacobian = Jacobian::new(&mut entries, 0);
+    assert_eq!(jacobian.dim(), 0);
+    jacobian[(0, 0)] = 1.0;
+}
+
 /// A size whose square overflows `usize` is refused, not wrapped to a small one (`(2³²)²`
 /// is 0 modulo 2⁶⁴, which an empty slice would "hold").
 #[test]
