@@ -198,6 +198,10 @@ impl Structure {
 pub struct Jacobian<'a, T> {
     entries: &'a mut [T],
     dim: usize,
+    /// Whether entry `(i, j)` is `entries[i · dim + j]` (dense, in the unknowns' own
+    /// order; `entries` then holds exactly `dim²`): decided once here, so that the
+    /// forces' writes skip the structure and order dispatch ([`Jacobian::offset`]).
+    row_major: bool,
     structure: Structure,
     order: Order,
     #[cfg(feature = "sparse")]
@@ -207,26 +211,21 @@ pub struct Jacobian<'a, T> {
 impl<'a, T> Jacobian<'a, T> {
     /// A dense `dim × dim` matrix over `entries`, row by row.
     ///
+    /// A `dim` of 0 is an empty matrix (every index panics); entries past `dim²` are
+    /// never touched.
+    ///
     /// # Panics
     ///
-    /// If `entries` holds fewer than `dim²` values.
+    /// If `entries` holds fewer than `dim²` values, or `dim²` overflows `usize`.
     #[track_caller]
     #[must_use]
     pub fn new(entries: &'a mut [T], dim: usize) -> Self {
+        let len = entries.len();
         assert!(
-            entries.len() >= dim * dim,
-            "a {dim} × {dim} Jacobian needs {} entries, got {}",
-            dim * dim,
-            entries.len()
+            dim.checked_mul(dim).is_some_and(|needed| len >= needed),
+            "a {dim} × {dim} Jacobian needs {dim}² entries, got {len}"
         );
-        Jacobian {
-            entries,
-            dim,
-            structure: Structure::Dense,
-            order: Order::Natural,
-            #[cfg(feature = "sparse")]
-            layout: None,
-        }
+        Jacobian::over(entries, dim, Structure::Dense, Order::Natural)
     }
 
     /// A view of storage laid out for `structure`, rows in `order` (the crate's own
@@ -237,9 +236,16 @@ impl<'a, T> Jacobian<'a, T> {
         structure: Structure,
         order: Order,
     ) -> Self {
+        let row_major = structure == Structure::Dense && order == Order::Natural;
+        let entries = if row_major {
+            &mut entries[..dim * dim]
+        } else {
+            entries
+        };
         Jacobian {
             entries,
             dim,
+            row_major,
             structure,
             order,
             #[cfg(feature = "sparse")]
@@ -253,6 +259,7 @@ impl<'a, T> Jacobian<'a, T> {
         Jacobian {
             entries,
             dim,
+            row_major: false,
             structure: Structure::Sparse,
             order: Order::Natural,
             layout: Some(layout),
@@ -298,19 +305,30 @@ impl<'a, T> Jacobian<'a, T> {
                 .contains(&self.order.row(row))
     }
 
+    /// Where entry `(row, col)` is stored. A dense matrix in the unknowns' own order (every
+    /// analytic Jacobian of a first-order system) takes one multiply-add and the bounds
+    /// checks, inlined into the forces' writes: through the general path below, out of
+    /// line, Robertson's 7 entries cost 196 instructions a Jacobian (callgrind,
+    /// BENCHMARKS.md "Cheap analytic Jacobian writes"), against 57 for all of rodas.f's
+    /// `JAC`.
     #[track_caller]
     #[inline]
     fn offset(&self, (row, col): (usize, usize)) -> usize {
-        // The common case first: a small dense system, whose forces write a few entries a
-        // step (through the general checks, 40–50 instructions an entry, three times
-        // Hairer's `JAC`).
-        if self.structure == Structure::Dense
-            && self.order == Order::Natural
-            && row < self.dim
-            && col < self.dim
-        {
+        if self.row_major && row < self.dim && col < self.dim {
             return row * self.dim + col;
         }
+        self.offset_checked((row, col))
+    }
+
+    /// [`offset`](Jacobian::offset) through the structure and order, refusing an entry
+    /// the matrix does not store.
+    ///
+    /// # Panics
+    ///
+    /// If [`contains`](Jacobian::contains) does not hold.
+    #[track_caller]
+    #[inline(never)]
+    fn offset_checked(&self, (row, col): (usize, usize)) -> usize {
         assert!(
             self.contains((row, col)),
             "Jacobian index ({row}, {col}) is outside the {} × {} matrix{}",

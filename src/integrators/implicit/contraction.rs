@@ -19,7 +19,7 @@
 //!   `[10⁻⁴, 20]`;
 //! - and may keep its Jacobian for the next step when `θ ≤ 0.001` (radau5.f's `THET`).
 
-use crate::math;
+use crate::{Scalar, math};
 use num_traits::Float;
 
 /// radau5.f's `THET`: a Jacobian is kept for the next step while the Newton iteration
@@ -28,6 +28,14 @@ pub(crate) const JACOBIAN_REUSE: f64 = 0.001;
 
 /// The contraction rate at which the iteration is taken to diverge (radau5.f).
 const DIVERGENCE: f64 = 0.99;
+
+/// `ε^(2/3)` in the iteration's scalar: the Newton tolerance of a step that has no
+/// error tolerance to derive one from (the one-stage methods, fixed-step Radau5), as
+/// radau5.f derives its from `rtol`. A constant, which each workspace computes on its first
+/// step and keeps (a `powf` a step before, about 125 instructions).
+pub(crate) fn default_tolerance<T: Scalar>() -> T {
+    math::powf(T::epsilon(), T::from_f64(2.0 / 3.0))
+}
 
 /// What the last correction says about the iteration.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -16,13 +16,12 @@
 //! residual is then `M D − f(t + dt, y₀ + D dt)` and its Newton matrix `M − dt ∂f/∂y`
 //! (the other rules refuse one, [`StepError::MassUnsupported`]).
 
-use super::contraction::{Contraction, Verdict};
+use super::contraction::{self, Contraction, Verdict};
 use super::jacobian::{self, DifferenceStep, Differenced, Differences, Point};
 use super::mass::{self, Mass};
 use super::settings::ImplicitSettings;
 use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Order, Structure};
-use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
@@ -134,6 +133,10 @@ struct Memory<T> {
     /// The Newton iteration's convergence control, shared with Radau5 (radau5.f's).
     #[cfg_attr(feature = "serde", serde(default))]
     contraction: Contraction,
+    /// [`default_tolerance`](super::contraction::default_tolerance), once computed. Not
+    /// saved: computed again after loading, to the same bits.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    default_tolerance: Option<T>,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
@@ -164,6 +167,7 @@ impl<S: State> ImplicitWorkspace<S> {
                 analytic: false,
                 band_checked: false,
                 contraction: Contraction::new(),
+                default_tolerance: None,
             },
             mass: Mass::default(),
             zeroed: true,
@@ -259,7 +263,9 @@ impl<'w, S: State> Newton<'w, S> {
         Ok(Newton {
             tolerance: match settings.tolerance {
                 Some(tolerance) => scalar(tolerance),
-                None => math::powf(S::Scalar::epsilon(), scalar(2.0 / 3.0)),
+                None => *memory
+                    .default_tolerance
+                    .get_or_insert_with(contraction::default_tolerance),
             },
             max_iterations: settings.max_iterations_or(DEFAULT_MAX_ITERATIONS),
             linear: settings.linear_forces,

@@ -2,6 +2,7 @@
 
 mod banded;
 mod gmres;
+mod jacobian;
 #[cfg(feature = "sparse")]
 mod sparse;
 mod structure;

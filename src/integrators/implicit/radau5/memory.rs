@@ -59,6 +59,12 @@ pub(crate) struct Memory {
     pub(super) tightening: (f64, f64),
     #[cfg_attr(feature = "serde", serde(skip, default = "Memory::no_tolerance"))]
     pub(super) newton_tolerance: (f64, f64),
+    /// A fixed step's Newton tolerance `ε^(2/3)` in the state's scalar
+    /// ([`default_tolerance`](crate::integrators::implicit::contraction::default_tolerance)),
+    /// once computed (exact in `f64` for `f32` too). Not saved: computed again, to the same
+    /// bits.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) default_tolerance: Option<f64>,
     /// A banded Jacobian has been checked against the forces (`Matrix::check_band`).
     pub(super) band_checked: bool,
     /// The run's start is still to be checked for consistency (a differential-algebraic
@@ -93,6 +99,7 @@ impl Memory {
             outcome: Outcome::Failed(0.5),
             tightening: Self::no_tolerance(),
             newton_tolerance: Self::no_tolerance(),
+            default_tolerance: None,
             band_checked: false,
             check_start: true,
         }

@@ -231,6 +231,42 @@ fn fixed_step_order_is_five() {
     assert!((slope - 5.0).abs() < 0.15, "order {slope}");
 }
 
+/// `y' = −100 y` over one fixed step of 0.1 (`z = hλ = −10`), with the exact Jacobian and
+/// with one of the wrong sign (+100). Exact, the step is Radau IIA's stability function,
+/// the (2, 3) Padé approximation `R(z) = (1 + 2z/5 + z²/20)/(1 − 3z/5 + 3z²/20 − z³/60)`,
+/// `R(−10) = 2/38.667`, reached once the control sees the contraction. Wrong, simplified
+/// Newton multiplies its error each iteration by `hμ(λ − J̃)/(1 − hμJ̃)` for each eigenvalue
+/// `μ` of the method's matrix `A`: 3.14 for the real one (`μ = 0.27489`, radau5.f's
+/// `1/U1`) and 2.52 for the complex pair (`0.16256 ± 0.18495i`). The control measures
+/// `θ ≥ 0.99`, no Jacobian taken again is better, and the step is refused as diverged,
+/// the state unchanged.
+#[test]
+fn a_fixed_step_converges_to_the_stability_function_and_refuses_a_divergent_iteration() {
+    let (lambda, h) = (-100.0, 0.1);
+    let jacobian_of = |entry: f64| {
+        WithJacobian::new(
+            move |y: &f64, _t: f64| lambda * y,
+            move |_: &f64, _t: f64, j: &mut Jacobian<'_, f64>| j[(0, 0)] = entry,
+        )
+    };
+    let z: f64 = h * lambda;
+    let padé = (1.0 + 2.0 * z / 5.0 + z * z / 20.0)
+        / (1.0 - 3.0 * z / 5.0 + 3.0 * z * z / 20.0 - z * z * z / 60.0);
+    let mut y = 1.0;
+    Radau5::new()
+        .step(&mut y, &jacobian_of(lambda), 0.0, h)
+        .unwrap();
+    assert!((y - padé).abs() < 1e-13, "{y} against R(−10) = {padé}");
+
+    let mut y = 1.0;
+    let refused = Radau5::new().step(&mut y, &jacobian_of(-lambda), 0.0, h);
+    assert!(
+        matches!(refused, Err(StepError::Diverged { contraction, .. }) if contraction > 2.0),
+        "{refused:?}"
+    );
+    assert_eq!(y, 1.0, "a refused step leaves the state");
+}
+
 #[test]
 fn dense_output_is_of_order_three() {
     // One step of h from the exact start, read halfway: the collocation polynomial's error
