@@ -194,7 +194,13 @@ impl BackwardEuler {
     /// Unscaled, the index-3 iteration diverged at `dt = 10⁻⁴` (`θ` = 1.00004 after 13
     /// iterations); scaled it converges down to `dt = 10⁻⁶`.
     ///
-    /// Default: no unknown of index above 1 (`index2 = index3 = usize::MAX`).
+    /// Default: no unknown of index above 1 (`index2 = index3 = usize::MAX`). Bounds at
+    /// or past the number of unknowns declare none of that index; `index2 = 0` declares
+    /// every unknown of index 2 or more. The scaling applies to the unknowns declared
+    /// whatever the mass matrix: on an ODE, or on unknowns of index 0 or 1, it loosens
+    /// their Newton test by `1/|dt|` or `1/dt²` for `|dt| < 1` (and tightens it for
+    /// `|dt| > 1`), so declare only the unknowns that are of index 2 and 3. The step's
+    /// other behaviour (`dt = 0`, negative `dt`, non-finite forces) is the method's.
     ///
     /// # Panics
     ///
