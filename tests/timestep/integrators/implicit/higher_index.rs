@@ -17,12 +17,17 @@
 //!   pendulum released at `x² + y² = 1.01` is refused at index 3 by Radau5 and backward
 //!   Euler, naming the algebraic equation (4); at index 2 the same start at rest satisfies
 //!   the velocity constraint (it is a pendulum of length √1.01), so there the start with a
-//!   velocity off the tangent, `vx = 0.1`, is refused, by the BDF too.
+//!   velocity off the tangent, `vx = 0.1`, is refused, by the BDF too. The stretched start
+//!   is refused by all three at index 2 in Gear–Gupta–Leimkuhler's stabilised form, whose
+//!   algebraic equations are both constraints.
 
 use super::pendulum_dae::pendulum::{self, Index, Pendulum};
 use timestep::adaptive::Adaptive;
 use timestep::control::IntoAdaptive;
-use timestep::{AdaptiveError, BackwardEuler, Integrator, StepError, Stepper, Tolerances};
+use timestep::{
+    AdaptiveError, BackwardEuler, Bdf, Integrator, Jacobian, Radau5, StepError, Stepper,
+    Tolerances, WithMass,
+};
 
 /// Backward Euler told which unknowns are of index 2 and 3, as Radau5 is
 /// (`pendulum::radau5`).
@@ -289,5 +294,97 @@ fn a_start_on_the_constraint_is_accepted_at_index_two_and_three() {
         Adaptive::new(pendulum::bdf(Index::Two).unwrap())
             .with_tolerances(Tolerances::new(1e-6, 1e-6))
             .solve(&mut state, &Pendulum(Index::Two), 0.0, 0.1),
+    );
+}
+
+/// The pendulum in Gear, Gupta and Leimkuhler's stabilised index-2 form (J. Comput. Appl.
+/// Math. 12–13 (1985) 77–90; Hairer–Wanner II, VII.1): `(x, y, vx, vy, λ, μ)` with
+/// `q' = v − μ ∇c`, `v' = −λ q − g e_y`, `0 = c = x² + y² − 1`, `0 = x vx + y vy`: both
+/// constraints algebraic, `λ` and `μ` of index 2 (`μ` vanishes along the solution).
+fn stabilised(u: &[f64; 6], _t: f64) -> [f64; 6] {
+    let [x, y, vx, vy, lambda, mu] = *u;
+    [
+        vx - 2.0 * x * mu,
+        vy - 2.0 * y * mu,
+        -lambda * x,
+        -lambda * y - pendulum::G,
+        x * x + y * y - 1.0,
+        x * vx + y * vy,
+    ]
+}
+
+/// `M = diag(1, 1, 1, 1, 0, 0)`.
+fn stabilised_mass(m: &mut Jacobian<f64>) {
+    (0..4).for_each(|i| m[(i, i)] = 1.0);
+}
+
+/// The stabilised pendulum released at `x² + y² = 1.01` is refused by Radau5, the BDF and
+/// backward Euler, each naming the position constraint (equation 4); from `x² + y² = 1`
+/// each solves it, `μ` staying 0 to the tolerance.
+#[test]
+fn the_stabilised_pendulum_off_its_constraint_is_refused_by_all_three() {
+    let forces = WithMass::new(stabilised, stabilised_mass);
+    let stretched = [STRETCHED[0], 0.0, 0.0, 0.0, 0.0, 0.0];
+    let on = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let adaptive = |method: timestep::AdaptiveKind, start: [f64; 6]| {
+        let mut state = start;
+        let result = Adaptive::new(method)
+            .with_tolerances(Tolerances::new(1e-6, 1e-6))
+            .solve(&mut state, &forces, 0.0, 0.1);
+        (result, state)
+    };
+    let kinds = [
+        timestep::AdaptiveKind::Radau5(Radau5::new().with_higher_index(4, 6)),
+        timestep::AdaptiveKind::Bdf(Bdf::new().with_index_two(4)),
+    ];
+    for kind in kinds {
+        let (refused, state) = adaptive(kind, stretched);
+        assert!(
+            matches!(
+                refused,
+                Err(AdaptiveError::StepFailed {
+                    cause: StepError::InconsistentStart { coordinate: 4, .. },
+                    ..
+                })
+            ),
+            "{kind}: {refused:?}"
+        );
+        assert_eq!(state, stretched);
+        let (solved, state) = adaptive(kind, on);
+        solved.unwrap();
+        let drift = pendulum::constraint_error(&[state[0], state[1], 0.0, 0.0, 0.0]);
+        println!("{kind}: x² + y² − 1 = {drift:.1e}, μ = {:.1e}", state[5]);
+        assert!(drift.abs() < 1e-6, "{kind}: {drift:e}");
+        // μ, of index 2, is held to the tolerance over the step (its error weighs `|h|`
+        // times less): about 10⁻⁶ / 10⁻² here.
+        assert!(state[5].abs() < 1e-3, "{kind}: μ = {}", state[5]);
+    }
+    let euler = BackwardEuler::new().with_higher_index(4, 6);
+    let mut state = stretched;
+    let refused = Stepper::new(euler).step(&mut state, &forces, 0.0, 1e-3);
+    assert!(
+        matches!(
+            refused,
+            Err(StepError::InconsistentStart { coordinate: 4, .. })
+        ),
+        "{refused:?}"
+    );
+    let mut state = on;
+    let mut stepper = Stepper::new(euler);
+    for i in 0..100 {
+        stepper
+            .step(&mut state, &forces, i as f64 * 1e-3, 1e-3)
+            .unwrap();
+    }
+    assert!(pendulum::constraint_error(&[state[0], state[1], 0.0, 0.0, 0.0]).abs() < 1e-10);
+    // Backward Euler's μ is not 0 but what its step needs to land on the circle: with
+    // `q₁ − q₀ = dt (v₁ − 2 μ q₁)`, `|q₀| = |q₁| = 1` and `q₁ · v₁ = 0`, the dot product
+    // with `q₁` gives `μ = −(1 − q₀ · q₁)/(2 dt) = −dt (|v₁|² + 4 μ²)/4`.
+    let (dt, mu, speed2) = (1e-3, state[5], state[2].powi(2) + state[3].powi(2));
+    let expected = -dt * (speed2 + 4.0 * mu * mu) / 4.0;
+    println!("backward Euler: μ = {mu:.6e}, −dt (|v|² + 4μ²)/4 = {expected:.6e}");
+    assert!(
+        (mu / expected - 1.0).abs() < 1e-6,
+        "μ = {mu:e} against {expected:e}"
     );
 }
