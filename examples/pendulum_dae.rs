@@ -15,9 +15,10 @@
 //! cargo run --release --example pendulum_dae -- --method radau5 --index 2 --rtol 1e-10
 //! cargo run --release --example pendulum_dae -- --method bdf --index 2 --rtol 1e-10
 //! cargo run --release --example pendulum_dae -- --dt 1e-2 --duration 1e4 --every 100
+//! cargo run --release --example pendulum_dae -- --method backward-euler --index 3 --dt 1e-4
 //! ```
 //!
-//! Two methods. `rattle` (the default) steps the second-order system at a fixed `--dt`,
+//! Four methods. `rattle` (the default) steps the second-order system at a fixed `--dt`,
 //! holding the position and the velocity constraints whatever the index. `radau5` solves
 //! `M y' = f(t, y)` for `y = (x, y, vx, vy, λ)`, `M = diag(1, 1, 1, 1, 0)`, under error
 //! control (rtol = atol = `--rtol`), with the algebraic equation of `--index`: 3, the
@@ -35,7 +36,11 @@
 //! from the same starts; at index 2 told that `λ` is of index 2, `Bdf::with_index_two(4)`,
 //! which leaves `λ` out of its error test); at index 3 it exits 2: with variable steps
 //! the BDF need not converge at index 3 (Gear, Leimkuhler and Gupta 1985; see
-//! `Bdf::with_index_two`).
+//! `Bdf::with_index_two`). `backward-euler` solves the DAE of `--index` at the fixed `--dt`
+//! (`BackwardEuler::with_higher_index`, told the unknowns' index as Radau5 is): order 1,
+//! and it damps: at dt = 10⁻³ (10⁻⁴) at index 3 the period comes out 2.0·10⁻² (1.8·10⁻³)
+//! short, the swing losing energy (1.7 of the `m g L` = 9.81 J it falls from over 10 s;
+//! 0.19 at 10⁻⁴), while `x² + y² = 1` holds to 3.1·10⁻¹² (2.6·10⁻¹³) at every step.
 //!
 //! Side by side at rtol 10⁻⁸ (`--method M --index I --rtol 1e-8`, from stderr: the
 //! period's relative error, the largest position and velocity constraint errors, the
@@ -46,22 +51,24 @@
 //! radau5  3      9.6e-8   1.0e-8     4.2e-5        718   10874
 //! radau5  2      1.3e-7   6.0e-7     4.9e-8        633    9494
 //! radau5  1      1.2e-7   4.2e-7     9.3e-8        719   10723
-//! bdf     2      3.7e-7   2.3e-6     6.7e-8       2726    6689
+//! bdf     2      3.7e-7   2.0e-6     6.7e-8       2691    6701
 //! bdf     1      2.3e-7   1.1e-5     1.1e-6       2036    3302
 //! ```
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`
-//! (`rattle`, `radau5`, `bdf`), `--index 1|2|3` (the DAE's), `--rtol` (radau5, bdf: the relative and
-//! absolute tolerance; rattle: the tolerance of its constraint solve,
-//! `|x² + y² − 1| / 2 ≤ rtol`), `--dt` (rattle's step; radau5 picks its own), `--duration`
+//! (`rattle`, `radau5`, `bdf`, `backward-euler`), `--index 1|2|3` (the DAE's), `--rtol`
+//! (radau5, bdf: the relative and absolute tolerance; rattle: the tolerance of its
+//! constraint solve, `|x² + y² − 1| / 2 ≤ rtol`), `--dt` (rattle's and backward-euler's
+//! step; radau5 and bdf pick their own), `--duration`
 //! and `--every` (the time between rows).
 //!
 //! Output: the header `t,x,y,vx,vy,lambda,constraint_error,energy_error`, then a row at
 //! t = 0 and every `--every`: `constraint_error` is `x² + y² − 1`, `energy_error` is
 //! `E − E(0)` with `E = ½ (vx² + vy²) + g y`, `lambda` rattle's multiplier of the step's
-//! velocity projection, or radau5's `λ` (read, as the whole row, from its dense output).
+//! velocity projection, or the DAE's `λ` (radau5's and bdf's read, as the whole row, from
+//! the dense output).
 //! On stderr: the period measured from the run's zero crossings of `x` against the exact
-//! one and its relative error (rattle: each crossing found on the cubic Hermite
+//! one and its relative error (rattle, backward-euler: each crossing found on the cubic Hermite
 //! interpolant of `x` and `vx` over its step; radau5: by the adaptive driver's event
 //! locator on the dense output), the largest constraint, velocity-constraint and energy
 //! errors of the run (over every step, not only the rows), and for radau5 its statistics.
@@ -77,7 +84,10 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use timestep::adaptive::{Adaptive, Event};
 use timestep::control::{AdaptiveMethod, IntoAdaptive};
-use timestep::{InPlace, Integrator, Particles, Rattle, Rod, Rods, Statistics, Tolerances};
+use timestep::{
+    BackwardEuler, InPlace, Integrator, Particles, Rattle, Rod, Rods, Statistics, Stepper,
+    Tolerances,
+};
 
 const PROGRAM: &str = "pendulum_dae";
 
@@ -149,25 +159,22 @@ fn bob_state(bob: &Particles<DVec2>, lambda: f64) -> [f64; 5] {
     [q.x, q.y, v.x, v.y, lambda]
 }
 
-/// RATTLE from the horizontal for the `schedule`, rows to `out`.
-fn rattle(tolerance: f64, mut schedule: Schedule, out: &mut impl Write) -> Result<Summary, String> {
-    let gravity = InPlace(|_: &Particles<DVec2>, _t: f64, f: &mut Vec<DVec2>| {
-        f[0] = DVec2::new(0.0, -G);
-    });
-    let [x, y, vx, vy, _] = pendulum::START;
-    let mut bob = Particles::new(vec![1.0], vec![DVec2::new(x, y)], vec![DVec2::new(vx, vy)]);
-    let mut method = Rattle::new(Rods::new(vec![Rod::anchored(0, DVec2::ZERO, 1.0)]))
-        .try_with_tolerance(tolerance)
-        .map_err(|error| error.to_string())?;
+/// The fixed steps of `schedule` from `start`: `advance(t, dt)` takes one and returns the
+/// state `(x, y, vx, vy, λ)` at its end; rows to `out`, each step's crossing of `x = 0`
+/// found on its cubic Hermite interpolant.
+fn fixed_steps(
+    start: [f64; 5],
+    mut schedule: Schedule,
+    out: &mut impl Write,
+    mut advance: impl FnMut(f64, f64) -> Result<[f64; 5], String>,
+) -> Result<Summary, String> {
     let mut summary = Summary::default();
-    row(out, 0.0, &bob_state(&bob, 0.0)).map_err(|error| error.to_string())?;
+    row(out, 0.0, &start).map_err(|error| error.to_string())?;
+    let mut state = start;
     for i in 0..schedule.steps {
         let (t, end) = (schedule.time(i), schedule.time(i + 1));
-        let before = (bob.positions()[0].x, bob.velocities()[0].x);
-        method
-            .step(&mut bob, &gravity, t, end - t)
-            .map_err(|error| format!("step at t = {t}: {error}"))?;
-        let state = bob_state(&bob, method.multipliers()[0]);
+        let before = (state[0], state[2]);
+        state = advance(t, end - t).map_err(|error| format!("step at t = {t}: {error}"))?;
         if before.0 != 0.0 && before.0.signum() != state[0].signum() {
             summary
                 .crossings
@@ -179,6 +186,46 @@ fn rattle(tolerance: f64, mut schedule: Schedule, out: &mut impl Write) -> Resul
         }
     }
     Ok(summary)
+}
+
+/// RATTLE from the horizontal for the `schedule`, rows to `out`.
+fn rattle(tolerance: f64, schedule: Schedule, out: &mut impl Write) -> Result<Summary, String> {
+    let gravity = InPlace(|_: &Particles<DVec2>, _t: f64, f: &mut Vec<DVec2>| {
+        f[0] = DVec2::new(0.0, -G);
+    });
+    let [x, y, vx, vy, _] = pendulum::START;
+    let mut bob = Particles::new(vec![1.0], vec![DVec2::new(x, y)], vec![DVec2::new(vx, vy)]);
+    let mut method = Rattle::new(Rods::new(vec![Rod::anchored(0, DVec2::ZERO, 1.0)]))
+        .try_with_tolerance(tolerance)
+        .map_err(|error| error.to_string())?;
+    fixed_steps(bob_state(&bob, 0.0), schedule, out, |t, dt| {
+        method
+            .step(&mut bob, &gravity, t, dt)
+            .map_err(|error| error.to_string())?;
+        Ok(bob_state(&bob, method.multipliers()[0]))
+    })
+}
+
+/// Backward Euler on the DAE of `index` from the horizontal for the `schedule`, told which
+/// unknowns are of index 2 and 3 as Radau5 is (`BackwardEuler::with_higher_index`), rows
+/// to `out`.
+fn backward_euler(
+    index: Index,
+    schedule: Schedule,
+    out: &mut impl Write,
+) -> Result<Summary, String> {
+    let forces = pendulum::Pendulum(index);
+    let start =
+        pendulum::consistent_start(index).map_err(|error| format!("consistent start: {error}"))?;
+    let (index2, index3) = pendulum::radau5(index).higher_index();
+    let mut stepper = Stepper::new(BackwardEuler::new().with_higher_index(index2, index3));
+    let mut state = start;
+    fixed_steps(start, schedule, out, |t, dt| {
+        stepper
+            .step(&mut state, &forces, t, dt)
+            .map_err(|error| error.to_string())?;
+        Ok(state)
+    })
 }
 
 /// `method` (Radau5 or the BDF) on the DAE of `index` from the horizontal, a row at each
@@ -221,13 +268,13 @@ fn main() -> ExitCode {
         Flag::new(
             "--method",
             "NAME",
-            "rattle, radau5 or bdf (bdf: index 1 or 2)",
+            "rattle, radau5, bdf (index 1 or 2) or backward-euler (at --dt)",
             "rattle",
         ),
         Flag::new(
             "--index",
             "1|2|3",
-            "the DAE's index for radau5 and bdf (rattle holds position and velocity constraints)",
+            "the DAE's index for radau5, bdf and backward-euler (rattle holds position and velocity constraints)",
             3,
         ),
         Flag::new(
@@ -236,7 +283,12 @@ fn main() -> ExitCode {
             "the tolerance, > 0 (radau5, bdf: rtol = atol; rattle: of its constraint solve, |x^2 + y^2 - 1| / 2)",
             "1e-8",
         ),
-        Flag::new("--dt", "DT", "rattle's time step, > 0", "1e-3"),
+        Flag::new(
+            "--dt",
+            "DT",
+            "rattle's and backward-euler's time step, > 0",
+            "1e-3",
+        ),
         Flag::new("--duration", "T", "the end of the run, > 0", 10),
         Flag::new("--every", "T", "the time between rows, > 0", "0.01"),
     ];
@@ -265,7 +317,11 @@ fn main() -> ExitCode {
             _ => every = cli::positive(PROGRAM, flag, &value),
         }
     }
-    cli::known_method(PROGRAM, &method, &["rattle", "radau5", "bdf"]);
+    cli::known_method(
+        PROGRAM,
+        &method,
+        &["rattle", "radau5", "bdf", "backward-euler"],
+    );
     let bdf = pendulum::bdf(index);
     if method == "bdf" && bdf.is_none() {
         cli::fail(
@@ -285,6 +341,11 @@ fn main() -> ExitCode {
         (
             format!("rattle, dt {dt:e}"),
             rattle(rtol, schedule, &mut out).map(|summary| (summary, None)),
+        )
+    } else if method == "backward-euler" {
+        (
+            format!("backward-euler index {}, dt {dt:e}", index.number()),
+            backward_euler(index, schedule, &mut out).map(|summary| (summary, None)),
         )
     } else {
         let times: Vec<f64> = (0..=rows.steps).map(|i| rows.time(i)).collect();

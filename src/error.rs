@@ -190,15 +190,25 @@ pub enum StepError {
     },
     /// A differential-algebraic system `M y' = f(t, y)` (a singular mass matrix,
     /// [`Forces::mass_matrix`](crate::Forces::mass_matrix)) was started where its
-    /// algebraic equations `0 = fᵢ(t, y)` do not hold: one Newton step on them moves
-    /// algebraic unknown `coordinate` by `correction` times its error tolerance (more
-    /// than 1). [`Radau5`](crate::Radau5) and [`Bdf`](crate::Bdf) check the start of a run;
+    /// algebraic equations `0 = fᵢ(t, y)` do not hold. At index 1, one Newton step on them
+    /// moves algebraic unknown `coordinate` by `correction` times its error tolerance
+    /// (more than 1). At index 2 and 3 (unknowns declared so, whose algebraic equations do
+    /// not determine them: [`Radau5::with_higher_index`](crate::Radau5::with_higher_index),
+    /// [`Bdf::with_index_two`](crate::Bdf::with_index_two),
+    /// [`BackwardEuler::with_higher_index`](crate::BackwardEuler::with_higher_index))
+    /// algebraic equation `coordinate`'s residual needs, to first order, some unknown moved
+    /// by `correction` times its tolerance (`|fᵢ| / Σⱼ |∂fᵢ/∂yⱼ| scaleⱼ`); the hidden
+    /// constraints of those indices (the equations' time derivatives) are not checked.
+    /// [`Radau5`](crate::Radau5), the [`Rosenbrock`](crate::Rosenbrock) methods and
+    /// [`Bdf`](crate::Bdf) check the start of a run, [`BackwardEuler`](crate::BackwardEuler)
+    /// the first step of a workspace. Give a start on the constraints:
     /// [`Radau5::consistent_start`](crate::Radau5::consistent_start) completes the
-    /// algebraic unknowns of a start.
+    /// algebraic unknowns of an index-1 start.
     InconsistentStart {
-        /// The algebraic unknown that moves most, relative to its tolerance.
+        /// The algebraic unknown that moves most (index 1), or the algebraic equation
+        /// furthest from holding (index 2 and 3), relative to its tolerance.
         coordinate: usize,
-        /// How far it moves, in units of its error tolerance.
+        /// How far it moves, or must move, in units of its error tolerance.
         correction: f64,
     },
     /// [`Bdf`](crate::Bdf) with [GMRES](crate::LinearSolver::Gmres) was given forces
@@ -209,11 +219,15 @@ pub enum StepError {
     /// A differential-algebraic system `M y' = f(t, y)` whose algebraic equations
     /// `0 = fᵢ(t, y)` do not determine its algebraic unknowns at the start (the block of
     /// the Jacobian `∂fᵢ/∂yⱼ` over the algebraic rows and unknowns is singular): an
-    /// index-2 or index-3 system, which the [`Rosenbrock`](crate::Rosenbrock) methods,
-    /// [`BackwardEuler`](crate::BackwardEuler) and [`Bdf`](crate::Bdf) untold do not solve
-    /// (they have no index scaling of the error).
-    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index) solves them, and
-    /// [`Bdf::with_index_two`](crate::Bdf::with_index_two) index 2.
+    /// index-2 or index-3 system. The [`Rosenbrock`](crate::Rosenbrock) methods do not
+    /// solve it: they are built for index 1 (rodas.f's documentation), and at index 2
+    /// their order drops unless the tableau meets order conditions that Rodas4's and
+    /// Ros3p's do not (Hairer–Wanner II, VI.4). [`Radau5`](crate::Radau5),
+    /// [`BackwardEuler`](crate::BackwardEuler) and [`Bdf`](crate::Bdf) solve it once told
+    /// which unknowns are of index 2 and 3, whose Newton tolerances they scale by the step
+    /// (radau5.f's): [`Radau5::with_higher_index`](crate::Radau5::with_higher_index) and
+    /// [`BackwardEuler::with_higher_index`](crate::BackwardEuler::with_higher_index)
+    /// (index 2 or 3), [`Bdf::with_index_two`](crate::Bdf::with_index_two) (index 2).
     IndexAboveOne,
     /// A method that solves `y' = f(t, y)` only ([`Trapezoid`](crate::Trapezoid),
     /// [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark)) was
@@ -353,7 +367,7 @@ impl fmt::Display for StepError {
                 correction,
             } => write!(
                 f,
-                "the start is inconsistent: its algebraic equations do not hold, and one Newton step on them moves unknown {coordinate} by {correction:e} times its tolerance (complete it with Radau5::consistent_start)"
+                "the start is inconsistent: its algebraic equations do not hold, and satisfying them moves unknown {coordinate} (at index 2 or 3: unknowns through equation {coordinate}) by {correction:e} times its tolerance (complete it with Radau5::consistent_start, or start on the constraints)"
             ),
             StepError::MassWithGmres => write!(
                 f,
@@ -361,7 +375,7 @@ impl fmt::Display for StepError {
             ),
             StepError::IndexAboveOne => write!(
                 f,
-                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which the Rosenbrock methods and BackwardEuler do not solve; use Radau5::with_higher_index (index 2 or 3) or Bdf::with_index_two (index 2)"
+                "the algebraic equations do not determine the algebraic unknowns at the start (a singular block of the Jacobian): an index-2 or index-3 system, which the Rosenbrock methods do not solve (they are built for index 1); use Radau5::with_higher_index or BackwardEuler::with_higher_index (index 2 or 3) or Bdf::with_index_two (index 2)"
             ),
             StepError::MassUnsupported => write!(
                 f,

@@ -339,9 +339,10 @@
 //!   constant `M`, singular allowed (a zero row is an algebraic equation `0 = fᵢ(t, y)`),
 //!   given by [`Forces::mass_matrix`] or [`WithMass`], dense, banded or sparse:
 //!   [`Radau5`] (index 1 to 3), [`Bdf`] (index 1 and 2), the Rosenbrock methods
-//!   [`Rodas4`] and [`Ros3p`] (index 1), and [`BackwardEuler`] at fixed steps (index 1). A start off its algebraic
-//!   equations is refused ([`StepError::InconsistentStart`]), and so is an index above 1
-//!   where the method does not solve it ([`StepError::IndexAboveOne`]). A mass
+//!   [`Rodas4`] and [`Ros3p`] (index 1), and [`BackwardEuler`] at fixed steps (index 1 to
+//!   3). A start off its algebraic equations is refused
+//!   ([`StepError::InconsistentStart`]), and so is an index above 1 where the method does
+//!   not solve it or is not told the unknowns' index ([`StepError::IndexAboveOne`]). A mass
 //!   `M(t, y)` that depends on the time or the state is solved through the rewrite
 //!   documented on [`WithMass`] (the rates as unknowns `z = y'`, `0 = M(t, y) z − f`).
 //! - **Free rotation of rigid bodies** (tumbling debris, satellites, thrown tools):

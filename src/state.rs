@@ -843,8 +843,9 @@ pub trait Forces<S: State> {
     /// [`Bdf::with_index_two`](crate::Bdf::with_index_two); its GMRES refuses
     /// an `M` other than the identity) and the [`Rosenbrock`](crate::Rosenbrock) methods
     /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p); index 1, as rodas.f with
-    /// `IMAS = 1`) and [`BackwardEuler`](crate::BackwardEuler) (index 1, solving
-    /// `M (y₁ − y₀) = dt f(t₁, y₁)`). The trapezoidal and implicit midpoint rules and
+    /// `IMAS = 1`) and [`BackwardEuler`](crate::BackwardEuler) (index 1, and 2 or 3 with
+    /// [`BackwardEuler::with_higher_index`](crate::BackwardEuler::with_higher_index),
+    /// solving `M (y₁ − y₀) = dt f(t₁, y₁)`). The trapezoidal and implicit midpoint rules and
     /// Newmark-β refuse it ([`StepError::MassUnsupported`](crate::StepError::MassUnsupported));
     /// the explicit methods solve `y' = f(t, y)` and ignore it.
     /// See [`WithMass`](crate::WithMass) to give a closure one, and its section on a mass

@@ -562,6 +562,16 @@ impl<T: Scalar> Matrix<T> {
         }
     }
 
+    /// `Σⱼ |Aᵢⱼ| x(j)` over unknown `i`'s row (of an unfactored matrix), `x(j)` unknown
+    /// `j`'s weight.
+    pub(crate) fn weighted_row_sum(&self, i: usize, x: impl Fn(usize) -> T) -> T {
+        let mut sum = T::zero();
+        self.for_each_in_row(self.order.row(i), |column, at| {
+            sum = sum + self.entries[at].abs() * x(self.order.unknown(column));
+        });
+        sum
+    }
+
     /// Whether unknown `i`'s row (of an unfactored matrix) is zero.
     pub(crate) fn is_zero_row(&self, i: usize) -> bool {
         let mut zero = true;

@@ -165,11 +165,24 @@ fn backward_euler_settings_round_trip_and_are_checked() {
     let old: BackwardEuler =
         serde_json::from_str(r#"{"tolerance":null,"max_iterations":20}"#).unwrap();
     assert_eq!(old, BackwardEuler::default());
+    // The unknowns of index 2 and 3, written only when set.
+    let index_three = BackwardEuler::new().with_higher_index(2, 4);
+    assert_eq!(round_trip(&index_three), index_three);
+    assert_eq!(
+        serde_json::to_string(&index_three).unwrap(),
+        r#"{"tolerance":null,"max_iterations":20,"structure":"dense","linear_forces":false,"higher_index":{"index2":2,"index3":4}}"#
+    );
+    assert_eq!(
+        index_three.with_settings(solver.settings()).higher_index(),
+        (2, 4),
+        "settings leave the index alone"
+    );
 
     for bad in [
         r#"{"tolerance":-1.0,"max_iterations":7}"#,
         r#"{"tolerance":0.0,"max_iterations":7}"#,
         r#"{"tolerance":null,"max_iterations":0}"#,
+        r#"{"tolerance":null,"max_iterations":20,"higher_index":{"index2":3,"index3":2}}"#,
     ] {
         assert!(serde_json::from_str::<BackwardEuler>(bad).is_err(), "{bad}");
     }

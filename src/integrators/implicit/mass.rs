@@ -248,3 +248,81 @@ pub(crate) fn inconsistency(n: usize, relative: impl Fn(usize) -> f64) -> Option
         correction: worst.1,
     })
 }
+
+/// Where a differential-algebraic system's index-2 and index-3 unknowns start
+/// (radau5.f's `NIND1`, `NIND1 + NIND2`): unknowns `index2..index3` are of index 2, and
+/// `index3..` of index 3; [`NONE`](Self::NONE) (both `usize::MAX`) when every unknown is of
+/// index 0 or 1. Radau5 and backward Euler take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub(crate) struct HigherIndex {
+    pub(crate) index2: usize,
+    pub(crate) index3: usize,
+}
+
+impl HigherIndex {
+    /// Every unknown of index 0 or 1.
+    pub(crate) const NONE: HigherIndex = HigherIndex {
+        index2: usize::MAX,
+        index3: usize::MAX,
+    };
+
+    /// Whether some unknown of a system of `n` is of index 2 or 3.
+    #[inline]
+    pub(crate) fn within(&self, n: usize) -> bool {
+        self.index2 < n
+    }
+
+    /// The power of `|h|` that divides unknown `i`'s tolerance (radau5.f's
+    /// `SCAL(I)/HHFAC`): 0 below index 2, 1 at index 2, 2 at index 3.
+    #[inline]
+    pub(crate) fn power(&self, i: usize) -> i32 {
+        if i >= self.index3 {
+            2
+        } else if i >= self.index2 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// [`StepError::InconsistentStart`] when some algebraic equation `0 = fᵢ(t, y)` (a zero
+/// row `i` of `mass`, with `rate(i) = fᵢ(t, y)`) is further from holding than the
+/// tolerances allow, naming the worst; `None` otherwise. The check of a start of index 2
+/// or 3, whose algebraic equations do not determine their unknowns, so that
+/// [`algebraic_correction`] has no Newton step to take: to first order a change `δ` of the
+/// unknowns moves `fᵢ` by `Σⱼ ∂fᵢ/∂yⱼ δⱼ`, so `|fᵢ| / Σⱼ |∂fᵢ/∂yⱼ| scale(j)` (from
+/// `jacobian` at the start) is the least any correction of the start must move some
+/// unknown, in units of its tolerance `scale(j)`: above 1, no start within the
+/// tolerances of this one satisfies equation `i`. An equation whose row of the Jacobian
+/// is zero is judged by `|fᵢ| / scale(i)`. Only the algebraic equations are checked: the
+/// hidden constraints of index 2 and 3 (the derivatives of `0 = g(y)` along the
+/// solution) would need derivatives of `g` the forces do not give.
+pub(crate) fn residual_inconsistency<T: Scalar>(
+    mass: &Mass<T>,
+    jacobian: &Matrix<T>,
+    rate: impl Fn(usize) -> T,
+    scale: impl Fn(usize) -> T,
+) -> Option<StepError> {
+    let algebraic = mass.algebraic()?;
+    let relative = |i: usize| {
+        if !algebraic[i] {
+            return 0.0;
+        }
+        let reach = jacobian.weighted_row_sum(i, &scale);
+        let reach = if reach > T::zero() { reach } else { scale(i) };
+        // A non-finite residual is refused here too: no tolerance covers it.
+        let residual = rate(i).abs();
+        if residual.is_finite() {
+            (residual / reach).to_f64()
+        } else {
+            f64::INFINITY
+        }
+    };
+    inconsistency(algebraic.len(), relative)
+}

@@ -12,7 +12,8 @@
 //! the iterations left, and keep the Jacobian for the next step when `θ ≤ 0.001`.
 //!
 //! A constant mass matrix `M` (`M y' = f(t, y)`, `mass.rs`, [`WithMass`]) is read by
-//! Radau5 (index 1 to 3), the BDF, the Rosenbrock methods and backward Euler (index 1);
+//! Radau5 and backward Euler (index 1 to 3), the BDF (index 1 and 2) and the Rosenbrock
+//! methods (index 1);
 //! the trapezoidal and implicit midpoint rules and Newmark-β refuse it.
 
 mod backward_euler;

@@ -18,7 +18,7 @@
 
 use super::contraction::{self, Contraction, Verdict};
 use super::jacobian::{self, DifferenceStep, Differenced, Differences, Point};
-use super::mass::{self, Mass};
+use super::mass::{self, HigherIndex, Mass};
 use super::settings::ImplicitSettings;
 use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Order, Structure};
@@ -227,6 +227,7 @@ pub(crate) struct Newton<'w, S: State> {
     memory: &'w mut Memory<S::Scalar>,
     mass: &'w mut Mass<S::Scalar>,
     zeroed: &'w mut bool,
+    higher_index: HigherIndex,
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -289,7 +290,21 @@ impl<'w, S: State> Newton<'w, S> {
             memory,
             mass,
             zeroed,
+            higher_index: HigherIndex::NONE,
         })
+    }
+
+    /// The same solve for a differential-algebraic system whose unknowns from
+    /// `higher_index` on are of index 2 and 3 (backward Euler's
+    /// [`with_higher_index`](crate::BackwardEuler::with_higher_index)): the start is
+    /// checked by the algebraic equations' residuals ([`mass::residual_inconsistency`]),
+    /// and the convergence test's allowance of those unknowns is divided by `|dt|` and
+    /// `dt²` ([`update`](Self::update)).
+    pub(crate) fn with_higher_index(self, higher_index: HigherIndex) -> Self {
+        Newton {
+            higher_index,
+            ..self
+        }
     }
 
     /// The size of coordinate `i` of the state (0 when the state does not say).
@@ -432,11 +447,15 @@ impl<'w, S: State> Newton<'w, S> {
     /// than `√ε (1 + |yᵢ|)` (a fixed step has no error tolerance; `√ε` is 1.5·10⁻⁸ in
     /// `f64`, far above what a converged step leaves, `tolerance · |yᵢ|`). The Jacobian
     /// is made in the Newton matrix's storage, which is made anew before its next use.
+    /// With unknowns declared of index 2 or 3, whose algebraic equations do not determine
+    /// them, the equations' residuals are judged instead, in the same units
+    /// ([`mass::residual_inconsistency`]).
     ///
     /// # Errors
     ///
     /// [`StepError::InconsistentStart`]; [`StepError::IndexAboveOne`] when the algebraic
-    /// equations do not determine the algebraic unknowns; the Jacobian's errors.
+    /// equations do not determine the algebraic unknowns (and none is declared of index 2
+    /// or 3); the Jacobian's errors.
     fn check_start<F: Forces<S> + ?Sized>(
         &mut self,
         state: &S,
@@ -473,12 +492,26 @@ impl<'w, S: State> Newton<'w, S> {
                 band_checked: &mut self.memory.band_checked,
             },
         )?;
+        let root = S::Scalar::epsilon().sqrt();
         let rate = |i| self.rate.component(i);
+        if self.higher_index.within(self.correction.len()) {
+            let has_coordinates = self.has_coordinates;
+            let coordinates = &*self.coordinates;
+            let scale = |j: usize| {
+                let y = if has_coordinates {
+                    coordinates.component(j).abs()
+                } else {
+                    S::Scalar::zero()
+                };
+                root * (S::Scalar::one() + y)
+            };
+            return mass::residual_inconsistency(mass, self.matrix, rate, scale)
+                .map_or(Ok(()), Err);
+        }
         match mass::algebraic_correction_in_place(mass, self.matrix, rate, self.correction) {
             Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),
             result => result?,
         };
-        let root = S::Scalar::epsilon().sqrt();
         let has_coordinates = self.has_coordinates;
         let coordinates = &*self.coordinates;
         let correction = &*self.correction;
@@ -633,7 +666,11 @@ impl<'w, S: State> Newton<'w, S> {
     /// rate and the state's coordinate, `tolerance · (1 + |Dᵢ| + |yᵢ|/|dt|)`, plus what
     /// rounding of the stage state leaves unresolved (`64 ε (|Dᵢ| + W Σⱼ |∂fᵢ/∂yⱼ| |yⱼ|)`,
     /// the second term scaled by `matrix_rounding`). A NaN correction is left out of the
-    /// ratio (the rate is checked for it at convergence).
+    /// ratio (the rate is checked for it at convergence). The allowance of an unknown of
+    /// index 2 (3) is divided by `|dt|` (`dt²`), radau5.f's `SCAL(I)/HHFAC`: a residual's
+    /// rounding, or the error a converged iterate leaves, moves it by `1/dt` (`1/dt²`)
+    /// times what it moves the others by, and the iteration could not otherwise resolve
+    /// it at small steps.
     fn update(&mut self, dt: S::Scalar, matrix_rounding: S::Scalar) -> S::Scalar {
         let one = S::Scalar::one();
         let noise = S::Scalar::from_f64(64.0) * S::Scalar::epsilon();
@@ -651,6 +688,18 @@ impl<'w, S: State> Newton<'w, S> {
                 largest = largest.max(delta.abs() / allowed);
             }
         };
+        let higher = self.higher_index;
+        if higher.within(self.correction.len()) {
+            for (i, &delta) in self.correction.iter().enumerate() {
+                let d = self.rate.component(i);
+                self.rate.set_component(i, d + delta);
+                let y = self.coordinate(i);
+                // Taken out of `delta` rather than put into the allowance: the same test.
+                let widened = delta.abs() * math::powi(dt.abs(), higher.power(i));
+                ratio(d, widened, y, self.rounding[i]);
+            }
+            return largest;
+        }
         // Over memory when the rate and the coordinates are plain slices (a `Vec<f64>`):
         // a third of the instructions of the loop through `component`.
         if let (Some(rate), Some(coordinates), true) = (

@@ -190,8 +190,16 @@ impl<const S: usize> RosenbrockTableau<S> {
 /// step), or the first step returns [`StepError::InconsistentStart`]
 /// ([`Radau5::consistent_start`](crate::Radau5::consistent_start) completes one), and
 /// algebraic equations that do not determine their unknowns (index 2 or more) return
-/// [`StepError::IndexAboveOne`]. [`Rodas4`](crate::Rodas4) is stiffly accurate, so its
-/// steps end on the algebraic equations to rounding.
+/// [`StepError::IndexAboveOne`]. That refusal is the method's, not a missing option: a
+/// Rosenbrock method is built for index 1 (rodas.f's documentation says so), and at index
+/// 2 its order drops unless its tableau meets further order conditions (Hairer–Wanner
+/// II, VI.4), which Rodas4's and Ros3p's are not built to meet, and there is no Newton
+/// iteration whose tolerance could be scaled as radau5.f scales Radau5's. Solve index 2
+/// and 3 with [`Radau5::with_higher_index`](crate::Radau5::with_higher_index),
+/// [`Bdf::with_index_two`](crate::Bdf::with_index_two) (index 2) or, at fixed steps,
+/// [`BackwardEuler::with_higher_index`](crate::BackwardEuler::with_higher_index).
+/// [`Rodas4`](crate::Rodas4) is stiffly accurate, so its steps end on the algebraic
+/// equations to rounding.
 ///
 /// So a step costs one Jacobian and one factorisation ([`Statistics`]'
 /// `jacobians` and `decompositions` count them), however stiff the forces: there is no

@@ -485,14 +485,15 @@ macro_rules! newton_builders {
     };
 }
 
-/// Serde for `$method` (whose settings are its Newton settings alone) through its public
-/// settings, checked again on the way in as the builders check them; saved under
-/// `$serde_name`, with a missing `structure` read as dense and a missing `linear_forces` as
-/// `false`. The iterations are saved as the count the method takes, and its default count
-/// loads as left at the default.
+/// Serde for `$method` (whose settings are its Newton settings alone, and its
+/// `$higher_index` field when named) through its public settings, checked again on the
+/// way in as the builders check them; saved under `$serde_name`, with a missing
+/// `structure` read as dense, a missing `linear_forces` as `false` and a missing
+/// `higher_index` as none (which is not written). The iterations are saved as the count the
+/// method takes, and its default count loads as left at the default.
 #[cfg(feature = "serde")]
 macro_rules! newton_serde {
-    ($method:ident, $serde_name:literal) => {
+    ($method:ident, $serde_name:literal $(, $higher_index:ident)?) => {
         const _: () = {
             use $crate::integrators::implicit::settings::InvalidSettings;
 
@@ -505,7 +506,28 @@ macro_rules! newton_serde {
                 structure: $crate::Structure,
                 #[serde(default)]
                 linear_forces: bool,
+                $(
+                    #[serde(
+                        default = "no_higher_index",
+                        skip_serializing_if = "is_no_higher_index"
+                    )]
+                    $higher_index: $crate::integrators::implicit::mass::HigherIndex,
+                )?
             }
+
+            $(
+                const fn no_higher_index() -> $crate::integrators::implicit::mass::HigherIndex {
+                    $crate::integrators::implicit::mass::HigherIndex::NONE
+                }
+
+                /// The default is not written: settings saved before it existed read the
+                /// same.
+                fn is_no_higher_index(
+                    $higher_index: &$crate::integrators::implicit::mass::HigherIndex,
+                ) -> bool {
+                    *$higher_index == $crate::integrators::implicit::mass::HigherIndex::NONE
+                }
+            )?
 
             impl serde::Serialize for $method {
                 fn serialize<S: serde::Serializer>(
@@ -517,6 +539,7 @@ macro_rules! newton_serde {
                         max_iterations: self.max_iterations(),
                         structure: self.newton.structure,
                         linear_forces: self.newton.linear_forces,
+                        $($higher_index: self.$higher_index,)?
                     }
                     .serialize(serializer)
                 }
@@ -527,6 +550,14 @@ macro_rules! newton_serde {
                     deserializer: D,
                 ) -> Result<Self, D::Error> {
                     let saved = Saved::deserialize(deserializer)?;
+                    $(
+                        if saved.$higher_index.index3 < saved.$higher_index.index2 {
+                            return Err(serde::de::Error::custom(concat!(
+                                $serde_name,
+                                "'s index-3 unknowns must follow its index-2 ones"
+                            )));
+                        }
+                    )?
                     let newton = InvalidSettings::check(
                         $serde_name,
                         saved.tolerance,
@@ -536,7 +567,10 @@ macro_rules! newton_serde {
                         $method::DEFAULT_MAX_ITERATIONS,
                     )
                     .map_err(serde::de::Error::custom)?;
-                    Ok($method { newton })
+                    Ok($method {
+                        newton,
+                        $($higher_index: saved.$higher_index,)?
+                    })
                 }
             }
         };
@@ -583,9 +617,10 @@ macro_rules! structure_settings {
 pub(crate) use structure_settings;
 
 /// A one-stage rule with fixed coefficients as a method: its `Default` (`new()`), and the
-/// [`Scheme`](crate::Scheme) that solves `$rule` on the shared Newton iteration.
+/// [`Scheme`](crate::Scheme) that solves `$rule` on the shared Newton iteration (with the
+/// unknowns of index 2 and 3 its `$higher_index` field declares, when named).
 macro_rules! one_stage_scheme {
-    ($method:ident, $rule:expr, $properties:expr) => {
+    ($method:ident, $rule:expr, $properties:expr $(, $higher_index:ident)?) => {
         impl Default for $method {
             fn default() -> Self {
                 $method::new()
@@ -612,13 +647,14 @@ macro_rules! one_stage_scheme {
                 t: S::Scalar,
                 dt: S::Scalar,
             ) -> Result<(), $crate::StepError> {
-                $crate::integrators::implicit::newton::Newton::new(
+                let newton = $crate::integrators::implicit::newton::Newton::new(
                     &self.newton,
                     &$rule,
                     workspace,
                     state,
-                )?
-                .solve(state, forces, t, dt)
+                )?;
+                $(let newton = newton.with_higher_index(self.$higher_index);)?
+                newton.solve(state, forces, t, dt)
             }
 
             fn properties(&self) -> $crate::integrators::Properties {

@@ -94,8 +94,9 @@ use crate::{LinearSolver, Structure};
 /// (see [`with_index_two`](Bdf::with_index_two)): use
 /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index). The start must satisfy
 /// the algebraic equations: one Newton step on them, at the start's Jacobian (one more
-/// Jacobian per run), may move no algebraic unknown by more than its tolerance, or the
-/// run stops with [`StepError::InconsistentStart`](crate::StepError::InconsistentStart);
+/// Jacobian per run), may move no algebraic unknown by more than its tolerance (at index
+/// 2, their residuals are judged instead: see [`with_index_two`](Bdf::with_index_two)), or
+/// the run stops with [`StepError::InconsistentStart`](crate::StepError::InconsistentStart);
 /// [`Radau5::consistent_start`](crate::Radau5::consistent_start) completes a start. The
 /// history starts from `z₁ = h f(t₀, y₀)`, the slope of `y' = f`: with `M ≠ I` the first
 /// step's error estimate is pessimistic and its step short (the step grows by up to 10⁴
@@ -332,8 +333,15 @@ impl Bdf {
     /// in the Newton iteration's convergence test their tolerance is divided by `|h|`
     /// (radau5.f's `SCAL(I)/HHFAC`: their corrections are `1/h` times the rest's); and
     /// with a factorisation made at `γ_f`, their part of a Newton update is taken times
-    /// `γ_f/γ` (the system is `γ`-free in `γ λ`). The start is not checked: the caller
-    /// gives one that satisfies the constraints, hidden ones included. Weighing their
+    /// `γ_f/γ` (the system is `γ`-free in `γ λ`). The start is checked against the
+    /// algebraic equations by their residuals (they do not contain the index-2 unknowns,
+    /// so there is no Newton step on them to measure it by): an equation `0 = fᵢ(t₀, y₀)`
+    /// whose residual needs, to first order, some unknown moved by more than its
+    /// tolerance (`|fᵢ| > Σⱼ |∂fᵢ/∂yⱼ| scaleⱼ`) stops the run with
+    /// [`StepError::InconsistentStart`](crate::StepError::InconsistentStart) naming it;
+    /// the hidden constraints (the algebraic equations' derivatives along the solution)
+    /// are not checked, which would take derivatives of the equations the forces do not
+    /// give: the caller gives a start that satisfies them. Weighing their
     /// error by `|h|` in the error test instead (radau5.f's choice for Radau5) cost the
     /// pendulum of the `pendulum_dae` example 1.65 times the steps at rtol 10⁻⁸ (4500
     /// against 2726) for a period error of 2.6·10⁻⁷ against 3.7·10⁻⁷.

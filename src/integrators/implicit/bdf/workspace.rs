@@ -190,8 +190,9 @@ impl<S: State> BdfWorkspace<S> {
     /// Refuses a differential-algebraic start whose algebraic equations `0 = fᵢ(t, y)`
     /// do not hold: one Newton step on them (at the start's Jacobian, evaluated here,
     /// and its rate `rate`) may move no algebraic unknown by more than its tolerance
-    /// (`scale(i)`), as Radau5 checks its start. Nothing to do without a singular mass
-    /// matrix.
+    /// (`scale(i)`), as Radau5 checks its start. With unknowns of index 2, which the
+    /// algebraic equations do not determine, their residuals are judged instead
+    /// ([`mass::residual_inconsistency`]). Nothing to do without a singular mass matrix.
     ///
     /// # Errors
     ///
@@ -206,10 +207,7 @@ impl<S: State> BdfWorkspace<S> {
         scale: impl Fn(usize) -> f64,
         statistics: &mut Statistics,
     ) -> Result<(), StepError> {
-        // An index-2 system's algebraic equations do not determine its index-2 unknowns:
-        // nothing to check them with (Radau5 does not check either).
-        let index_two = self.index_two < self.rate.dim();
-        if index_two || !self.mass.is_singular() {
+        if !self.mass.is_singular() {
             return Ok(());
         }
         self.iterate.clone_from(state);
@@ -220,6 +218,13 @@ impl<S: State> BdfWorkspace<S> {
         let matrix = self.matrix.as_mut().map_err(|e| *e)?;
         let correction = self.solution.as_mut().map_err(|e| *e)?;
         let rate = |i| self.rate.component(i);
+        // An index-2 system's algebraic equations do not determine its index-2 unknowns:
+        // no Newton step on them to take.
+        if self.index_two < self.rate.dim() {
+            let scale = |j| S::Scalar::from_f64(scale(j));
+            return mass::residual_inconsistency(&self.mass, jacobian, rate, scale)
+                .map_or(Ok(()), Err);
+        }
         match mass::algebraic_correction(&self.mass, jacobian, matrix, rate, correction) {
             Ok(_) => {}
             Err(StepError::SingularJacobian) => return Err(StepError::IndexAboveOne),

@@ -1,14 +1,14 @@
 //! Radau5 as an [`AdaptiveMethod`]: radau5.f's step (`RADCOR`) split into the driver's
 //! calls, with its Newton control, Jacobian reuse, error estimate and step-size control.
 
+use super::Radau5;
 use super::coefficients::nodes;
 use super::memory::{Memory, Outcome};
 use super::workspace::Radau5Workspace;
 use super::workspace::collocation_dense;
-use super::{HigherIndex, Radau5};
 use crate::control::{AdaptiveMethod, Decision, ErrorNorm, IntoAdaptive, Statistics, ToleranceSet};
 use crate::integrators::implicit::contraction::Verdict;
-use crate::integrators::implicit::mass;
+use crate::integrators::implicit::mass::{self, HigherIndex};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -153,7 +153,8 @@ impl<S: State> AdaptiveMethod<S> for Radau5 {
         }
         if workspace.memory.check_start {
             workspace.memory.check_start = false;
-            if let Some(cause) = inconsistency(workspace, &norm) {
+            let higher = self.higher_index.within(n);
+            if let Some(cause) = inconsistency(workspace, &norm, higher) {
                 return self.fail(workspace, 0.5, cause);
             }
             // The real matrix held the algebraic equations' Newton matrix.
@@ -363,14 +364,20 @@ impl Radau5 {
 
 /// Why the run's start does not satisfy the algebraic equations of `M y' = f(t, y)`
 /// (within the tolerances of `norm`), or `None`: one Newton step on those equations, at
-/// the start's Jacobian, moves no algebraic unknown by more than its tolerance. A start
-/// whose algebraic equations do not determine the algebraic unknowns (index 2 or 3: the
-/// matrix is singular) is not checked, and neither is one where the step is not finite
-/// (the attempt then reports it).
+/// the start's Jacobian, moves no algebraic unknown by more than its tolerance. With
+/// unknowns declared of index 2 or 3 (`higher`), whose algebraic equations do not
+/// determine them, the equations' residuals are judged instead
+/// ([`mass::residual_inconsistency`]). An undeclared start whose algebraic equations do
+/// not determine the algebraic unknowns (the matrix is singular) is not checked, and
+/// neither is one where the step is not finite (the attempt then reports it).
 fn inconsistency<S: State, T: ToleranceSet>(
     workspace: &mut Radau5Workspace<S>,
     norm: &ErrorNorm<'_, S, T>,
+    higher: bool,
 ) -> Option<StepError> {
+    if higher {
+        return workspace.residual_inconsistency(|i| norm.scale(i));
+    }
     if !matches!(workspace.algebraic_correction(), Ok(true)) {
         return None;
     }

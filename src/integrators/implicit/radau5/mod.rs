@@ -20,6 +20,7 @@ mod workspace;
 pub(crate) use coefficients::{matrix, nodes};
 pub use workspace::Radau5Workspace;
 
+use super::mass::HigherIndex;
 use crate::{ImplicitSettings, Structure};
 
 /// Radau IIA of order 5, after Hairer and Wanner's code radau5.f: an implicit 3-stage
@@ -155,28 +156,6 @@ pub struct Radau5 {
     /// Its `linear_forces` always `false`: Radau5 does not take the declaration.
     settings: ImplicitSettings,
     higher_index: HigherIndex,
-}
-
-/// Where a differential-algebraic system's index-2 and index-3 unknowns start
-/// (radau5.f's `NIND1`, `NIND1 + NIND2`): unknowns `index2..index3` are of index 2, and
-/// `index3..` of index 3.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-struct HigherIndex {
-    index2: usize,
-    index3: usize,
-}
-
-impl HigherIndex {
-    /// Every unknown of index 0 or 1.
-    const NONE: HigherIndex = HigherIndex {
-        index2: usize::MAX,
-        index3: usize::MAX,
-    };
 }
 
 impl Radau5 {
@@ -327,7 +306,16 @@ impl Radau5 {
     /// and Roche 1989, *The Numerical Solution of Differential-Algebraic Systems by
     /// Runge–Kutta Methods*, LNM 1409, §7): their local errors are `h` and `h²` times
     /// larger than the others' (an index-2 unknown of Radau IIA is of order 3, not 5),
-    /// and unscaled they would hold the step near zero. At fixed steps it changes
+    /// and unscaled they would hold the step near zero. An adaptive run's start is
+    /// checked against the algebraic equations by their residuals (they do not contain
+    /// the unknowns they determine, so there is no Newton step on them to measure it by):
+    /// an equation `0 = fᵢ(t₀, y₀)` whose residual needs, to first order, some unknown
+    /// moved by more than its tolerance (`|fᵢ| > Σⱼ |∂fᵢ/∂yⱼ| scaleⱼ`) stops the run with
+    /// [`StepError::InconsistentStart`](crate::StepError::InconsistentStart) naming it (the
+    /// pendulum released at `x² + y² = 1.01` at index 3: 0.01 against
+    /// `2 x (atol + rtol |x|) = 4·10⁻⁶` for rtol = atol = 10⁻⁶). The hidden constraints (for the pendulum at index 3, the
+    /// velocity constraint) are not checked: that would take derivatives of the
+    /// algebraic equations, which the forces do not give. At fixed steps it changes
     /// nothing. Default: no unknown of index above 1 (`index2 = index3 = usize::MAX`).
     ///
     /// # Panics

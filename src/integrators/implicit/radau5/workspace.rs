@@ -314,6 +314,21 @@ impl<S: State> Radau5Workspace<S> {
         )
     }
 
+    /// Why the start does not satisfy its algebraic equations, judged without a Newton
+    /// step on them (a start of index 2 or 3, [`mass::residual_inconsistency`]): from
+    /// `start_rate` and the Jacobian evaluated at the same state, in units of the
+    /// tolerances `scale(j)`; `None` when they hold, when there is none, or when the
+    /// matrices could not be made (the step reports that).
+    pub(super) fn residual_inconsistency(&self, scale: impl Fn(usize) -> f64) -> Option<StepError> {
+        let linear = self.linear.as_ref().ok()?;
+        mass::residual_inconsistency(
+            &linear.mass,
+            &linear.jacobian,
+            |i| self.start_rate.component(i),
+            |j| S::Scalar::from_f64(scale(j)),
+        )
+    }
+
     /// Whether the mass matrix read so far has a zero row: an algebraic equation.
     pub(super) fn has_algebraic_equations(&self) -> bool {
         self.linear

@@ -10,6 +10,7 @@ mod bdf_gmres;
 mod brusselator_model;
 mod contraction;
 mod dae;
+mod higher_index;
 mod jacobian_source;
 mod lecture_methods;
 mod pendulum_dae;

@@ -16,7 +16,7 @@
 //!   without which a tight tolerance refused the state as an inconsistent start.
 
 #[path = "../../../../examples/problems/pendulum.rs"]
-mod pendulum;
+pub(super) mod pendulum;
 
 use pendulum::Index;
 use timestep::adaptive::{Adaptive, Event};
