@@ -22,6 +22,7 @@ use super::mass::{self, HigherIndex, Mass};
 use super::settings::ImplicitSettings;
 use crate::integrators::continues;
 use crate::linalg::{Buffer, Matrix, Order, Structure};
+use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
 
