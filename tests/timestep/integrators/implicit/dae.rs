@@ -187,7 +187,7 @@ pub(super) fn assert_linear_dae_converges(method: AdaptiveKind) {
 
 /// The coordinate and the correction (in tolerances) of the `InconsistentStart` that
 /// `error` must be; `what` names the run in the panic otherwise.
-fn inconsistent_start(error: AdaptiveError, what: &str) -> (usize, f64) {
+pub(super) fn inconsistent_start(error: AdaptiveError, what: &str) -> (usize, f64) {
     match error {
         AdaptiveError::StepFailed {
             cause:

@@ -191,17 +191,7 @@ where
         .solve(&mut state, &Pendulum(index), 0.0, 0.1)
         .unwrap_err();
     assert_eq!(state, start, "a refused run leaves the state alone");
-    match error {
-        AdaptiveError::StepFailed {
-            cause:
-                StepError::InconsistentStart {
-                    coordinate,
-                    correction,
-                },
-            ..
-        } => (coordinate, correction),
-        other => panic!("{other:?}"),
-    }
+    super::dae::inconsistent_start(error, "refused_by")
 }
 
 /// The coordinate backward Euler's refusal of its start names.
