@@ -18,6 +18,7 @@
 mod backward_euler;
 mod contraction;
 mod implicit_midpoint;
+mod krylov;
 mod mass;
 mod newmark;
 mod newton;
