@@ -46,7 +46,8 @@ pub struct GmresOutcome {
 
 /// The Krylov basis, the Hessenberg matrix, the rotations and the vectors of a restarted
 /// GMRES of at most `max_dimension` iterations per cycle on `n` unknowns: what
-/// [`Bdf`](crate::Bdf) solves with under [`LinearSolver::Gmres`](crate::LinearSolver), open
+/// [`Bdf`](crate::Bdf) and [`BackwardEuler`](crate::BackwardEuler) (and the other one-stage
+/// implicit methods) solve with under [`LinearSolver::Gmres`](crate::LinearSolver), open
 /// for any [`LinearOperator`].
 ///
 /// ```

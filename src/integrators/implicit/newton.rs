@@ -823,7 +823,8 @@ impl<'w, S: State> Newton<'w, S> {
         )?;
         memory.linear_iterations += outcome.iterations;
         // `NaN` residuals count as not reduced.
-        if !outcome.converged && !(outcome.residual < outcome.initial) {
+        let reduced = outcome.residual < outcome.initial;
+        if !outcome.converged && !reduced {
             return Err(StepError::NotConverged {
                 iterations: outcome.iterations as usize,
                 correction: outcome.residual,
