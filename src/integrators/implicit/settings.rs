@@ -533,7 +533,7 @@ macro_rules! newton_builders {
                 "that do not give the preconditioner asked for too ",
                 "([`StepError::NoPreconditioner`](crate::StepError::NoPreconditioner)). The ",
                 "Krylov iterations made are counted by the workspace ",
-                "([`ImplicitWorkspace::linear_iterations`](crate::ImplicitWorkspace::linear_iterations)).\n\n",
+                "([`ImplicitWorkspace::linear_iterations`](crate::workspace::ImplicitWorkspace::linear_iterations)).\n\n",
                 "```\n",
                 "use timestep::{", stringify!($method), ", Gmres, LinearSolver, Preconditioner, Side};\n\n",
                 "let gmres = Gmres::new()\n",
