@@ -39,8 +39,8 @@ use glam::DVec3;
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::{
-    BackwardEuler, Forces, InPlace, Integrator, Jacobian, Particles, Positional, Rk4, Stepper,
-    Structure, Verlet, WithJacobian,
+    BackwardEuler, Forces, Gmres, InPlace, Integrator, Jacobian, LinearSolver, Particles,
+    Positional, Preconditioner, Rk4, Side, Stepper, Structure, Verlet, WithJacobian,
 };
 
 /// Masses in the chain.
@@ -620,8 +620,9 @@ impl Heat<'_> {
 /// `chain-rk4-timestep`, `chain-rk4-handwritten`, `chain-verlet-timestep`,
 /// `chain-verlet-handwritten`, `nbody-verlet-timestep`,
 /// `nbody-verlet-handwritten` ([`NBODY_STEPS`] steps), `heat-timestep`,
-/// `heat-timestep-jacobian`, `heat-timestep-linear`, `heat-handwritten` (the heat cases at
-/// N = 10⁴). 20 steps, or `LARGE_PROFILE_STEPS`: two runs of different
+/// `heat-timestep-jacobian`, `heat-timestep-linear`, `heat-handwritten`,
+/// `heat-timestep-gmres` (GMRES, no preconditioner), `heat-timestep-gmres-banded` (GMRES
+/// with the tridiagonal band on the left) (the heat cases at N = 10⁴). 20 steps, or `LARGE_PROFILE_STEPS`: two runs of different
 /// lengths under cachegrind, which cannot count one function alone, give the cost per step
 /// as their difference.
 fn profile(case: &str) {
@@ -691,6 +692,19 @@ fn profile(case: &str) {
             } else {
                 tridiagonal()
             };
+            timestep_steps(&mut Stepper::new(method), &mut u, &forces, HEAT_DT, steps);
+        }
+        "heat-timestep-gmres" | "heat-timestep-gmres-banded" => {
+            let forces = InPlace(move |u: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+                heat_rate(u, scale, out);
+            });
+            let gmres = if case == "heat-timestep-gmres" {
+                Gmres::new()
+            } else {
+                let band = Preconditioner::Banded { lower: 1, upper: 1 };
+                Gmres::new().with_preconditioner(band, Side::Left)
+            };
+            let method = BackwardEuler::new().with_linear_solver(LinearSolver::Gmres(gmres));
             timestep_steps(&mut Stepper::new(method), &mut u, &forces, HEAT_DT, steps);
         }
         "heat-handwritten" => {

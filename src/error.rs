@@ -211,10 +211,11 @@ pub enum StepError {
         /// How far it moves, or must move, in units of its error tolerance.
         correction: f64,
     },
-    /// [`Bdf`](crate::Bdf) with [GMRES](crate::LinearSolver::Gmres) was given forces
-    /// whose mass matrix ([`Forces::mass_matrix`](crate::Forces::mass_matrix)) is not the
-    /// identity: its matrix-free Newton operator is `I − γJ` only. Solve `M y' = f(t, y)`
-    /// with the direct solver ([`LinearSolver::Direct`](crate::LinearSolver::Direct)).
+    /// [`Bdf`](crate::Bdf) or [`BackwardEuler`](crate::BackwardEuler) with
+    /// [GMRES](crate::LinearSolver::Gmres) was given forces whose mass matrix
+    /// ([`Forces::mass_matrix`](crate::Forces::mass_matrix)) is not the identity: their
+    /// matrix-free Newton operator is `I − γJ` only. Solve `M y' = f(t, y)` with the
+    /// direct solver ([`LinearSolver::Direct`](crate::LinearSolver::Direct)).
     MassWithGmres,
     /// A differential-algebraic system `M y' = f(t, y)` whose algebraic equations
     /// `0 = fᵢ(t, y)` do not determine its algebraic unknowns at the start (the block of
@@ -371,7 +372,7 @@ impl fmt::Display for StepError {
             ),
             StepError::MassWithGmres => write!(
                 f,
-                "Bdf with GMRES cannot use a mass matrix other than the identity (its Newton operator is I - gamma J): solve M y' = f with the direct linear solver"
+                "GMRES (in Bdf or BackwardEuler) cannot use a mass matrix other than the identity (its Newton operator is I - gamma J): solve M y' = f with the direct linear solver"
             ),
             StepError::IndexAboveOne => write!(
                 f,

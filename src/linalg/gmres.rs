@@ -46,7 +46,8 @@ pub struct GmresOutcome {
 
 /// The Krylov basis, the Hessenberg matrix, the rotations and the vectors of a restarted
 /// GMRES of at most `max_dimension` iterations per cycle on `n` unknowns: what
-/// [`Bdf`](crate::Bdf) solves with under [`LinearSolver::Gmres`](crate::LinearSolver), open
+/// [`Bdf`](crate::Bdf) and [`BackwardEuler`](crate::BackwardEuler) (and the other one-stage
+/// implicit methods) solve with under [`LinearSolver::Gmres`](crate::LinearSolver), open
 /// for any [`LinearOperator`].
 ///
 /// ```
@@ -139,6 +140,23 @@ impl GmresWorkspace {
         tolerance: f64,
         restarts: usize,
     ) -> Result<GmresOutcome, StepError> {
+        self.solve_relative(operator, side, weights, solution, tolerance, 0.0, restarts)
+    }
+
+    /// [`solve`](Self::solve), stopping at the larger of `tolerance` and `relative` times
+    /// the residual at the start (an inexact Newton iteration's forcing term, Eisenstat
+    /// and Walker, SIAM J. Sci. Comput. 17 (1996) 16–32).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn solve_relative<A: LinearOperator>(
+        &mut self,
+        operator: &mut A,
+        side: Option<Side>,
+        weights: &[f64],
+        solution: &mut [f64],
+        mut tolerance: f64,
+        relative: f64,
+        restarts: usize,
+    ) -> Result<GmresOutcome, StepError> {
         let n = weights.len();
         let m = self.max_dimension;
         let root_n = Float::sqrt(n.max(1) as f64);
@@ -174,6 +192,8 @@ impl GmresWorkspace {
             outcome.residual = beta / root_n;
             if cycle == 0 {
                 outcome.initial = outcome.residual;
+                // `max` keeps `tolerance` for a `NaN` product (caught just below).
+                tolerance = tolerance.max(relative * outcome.initial);
             }
             if !beta.is_finite() {
                 return Err(StepError::NonFiniteResidual);

@@ -175,6 +175,11 @@ impl Gmres {
         self.preconditioner
     }
 
+    /// Whether a matrix is made and factored for it: a banded preconditioner's band.
+    pub(crate) const fn stores_matrix(&self) -> bool {
+        matches!(self.preconditioner, Preconditioner::Banded { .. })
+    }
+
     /// The side the preconditioner is applied on; `None` without one.
     #[must_use]
     pub const fn side(&self) -> Option<Side> {

@@ -19,6 +19,7 @@
 mod backward_euler;
 mod contraction;
 mod implicit_midpoint;
+mod krylov;
 mod mass;
 mod newmark;
 mod newton;

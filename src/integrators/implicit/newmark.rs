@@ -227,7 +227,7 @@ impl Scheme for Newmark {
     type Workspace<S: State> = ImplicitWorkspace<S>;
 
     fn workspace<S: State>(&self, state: &S) -> Self::Workspace<S> {
-        ImplicitWorkspace::new(state, self.newton.structure(), &self.rule())
+        ImplicitWorkspace::new(state, &self.newton, &self.rule())
     }
 
     fn advance<S: State, F: Forces<S> + ?Sized>(
@@ -284,7 +284,7 @@ impl core::error::Error for NewmarkError {}
 mod serde_impl {
     use super::super::settings::InvalidSettings;
     use super::Newmark;
-    use crate::Structure;
+    use crate::{LinearSolver, Structure};
 
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(rename = "Newmark", deny_unknown_fields)]
@@ -297,6 +297,8 @@ mod serde_impl {
         structure: Structure,
         #[serde(default)]
         linear_forces: bool,
+        #[serde(default, skip_serializing_if = "LinearSolver::is_direct")]
+        linear_solver: LinearSolver,
     }
 
     impl serde::Serialize for Newmark {
@@ -308,6 +310,7 @@ mod serde_impl {
                 max_iterations: self.max_iterations(),
                 structure: self.newton.structure,
                 linear_forces: self.newton.linear_forces,
+                linear_solver: self.newton.linear_solver,
             }
             .serialize(serializer)
         }
@@ -323,6 +326,7 @@ mod serde_impl {
                 saved.max_iterations,
                 saved.structure,
                 saved.linear_forces,
+                saved.linear_solver,
                 Newmark::DEFAULT_MAX_ITERATIONS,
             )
             .map_err(D::Error::custom)?;

@@ -15,13 +15,18 @@
 //! Backward Euler also takes a constant mass matrix `M` ([`Forces::mass_matrix`]): its
 //! residual is then `M D − f(t + dt, y₀ + D dt)` and its Newton matrix `M − dt ∂f/∂y`
 //! (the other rules refuse one, [`StepError::MassUnsupported`]).
+//!
+//! Every rule may solve its Newton systems matrix-free by restarted GMRES instead
+//! ([`LinearSolver::Gmres`], on the BDF's operator, `krylov.rs`): an inexact Newton
+//! iteration, the Jacobian at the current iterate, with the same convergence control.
 
 use super::contraction::{self, Contraction, Verdict};
 use super::jacobian::{self, DifferenceStep, Differenced, Differences, Point};
+use super::krylov::NewtonOperator;
 use super::mass::{self, HigherIndex, Mass};
 use super::settings::ImplicitSettings;
 use crate::integrators::continues;
-use crate::linalg::{Buffer, Matrix, Order, Structure};
+use crate::linalg::{Buffer, Gmres, GmresWorkspace, LinearSolver, Matrix, Order};
 use crate::math;
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One, Zero};
@@ -73,8 +78,11 @@ pub(crate) const DEFAULT_MAX_ITERATIONS: usize = 20;
 /// The buffers of an implicit step: the Newton unknown and its residuals (rates of the
 /// state), the stage's probe state, the matrix and its LU factors, and three numbers per
 /// unknown; the trapezoidal rule and Newmark-β keep one more rate, the explicit part of
-/// their step. Kept by a [`Stepper`](crate::Stepper), it also carries the factored matrix
-/// and the iteration's contraction from one step to the next.
+/// their step. With [GMRES](LinearSolver::Gmres) the matrix is only a banded
+/// preconditioner's band (or the diagonal), and the workspace keeps GMRES's Krylov basis,
+/// `(max_dimension + 3) n` numbers, and one more state. Kept by a
+/// [`Stepper`](crate::Stepper), it also carries the factored matrix and the iteration's
+/// contraction from one step to the next.
 #[derive(Clone, Debug)]
 #[cfg_attr(
     feature = "serde",
@@ -104,6 +112,39 @@ pub struct ImplicitWorkspace<S: State> {
     /// loaded), so that reading `M` into it needs no clearing first.
     #[cfg_attr(feature = "serde", serde(skip))]
     zeroed: bool,
+    /// GMRES's buffers, when it solves the Newton systems (not saved: scratch, made
+    /// again by the first step after loading).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    krylov: Option<Krylov<S>>,
+}
+
+/// What GMRES needs beside the Newton buffers: its settings, its basis and vectors, the
+/// Newton test's weights, and a state for the directional differences.
+#[derive(Clone, Debug)]
+struct Krylov<S: State> {
+    settings: Gmres,
+    gmres: GmresWorkspace,
+    solution: Buffer<f64>,
+    weights: Buffer<f64>,
+    probe: S,
+}
+
+impl<S: State> Krylov<S> {
+    /// The buffers of `settings` for `n` unknowns of states like `state`.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::OutOfMemory`] or [`StepError::TooManyUnknowns`] when they cannot be
+    /// allocated.
+    fn new(state: &S, n: usize, settings: Gmres) -> Result<Self, StepError> {
+        Ok(Krylov {
+            settings,
+            gmres: GmresWorkspace::new(n, settings.max_dimension())?,
+            solution: Buffer::zeroed(n)?,
+            weights: Buffer::zeroed(n)?,
+            probe: state.clone(),
+        })
+    }
 }
 
 /// What a workspace remembers of its last step, for the next.
@@ -138,15 +179,22 @@ struct Memory<T> {
     /// saved: computed again after loading, to the same bits.
     #[cfg_attr(feature = "serde", serde(skip))]
     default_tolerance: Option<T>,
+    /// Krylov iterations made by GMRES in this workspace's steps.
+    #[cfg_attr(feature = "serde", serde(default))]
+    linear_iterations: u64,
 }
 
 impl<S: State> ImplicitWorkspace<S> {
-    /// Buffers for states of the size of `state`, solving `rule` with a Jacobian of
-    /// `structure`. A size the stack cannot hold without `alloc` is reported by the first
-    /// step, not here.
-    pub(crate) fn new(state: &S, structure: Structure, rule: &Rule) -> Self {
+    /// Buffers for states of the size of `state`, solving `rule` as `settings` say (the
+    /// Jacobian's structure, the linear solver). A size the stack cannot hold without
+    /// `alloc` is reported by the first step, not here.
+    pub(crate) fn new(state: &S, settings: &ImplicitSettings, rule: &Rule) -> Self {
         let rate = state.zero_rate();
         let (n, order) = (rate.dim(), Order::of(&rate));
+        let krylov = match settings.linear_solver() {
+            LinearSolver::Direct => None,
+            LinearSolver::Gmres(gmres) => Krylov::new(state, n, gmres).ok(),
+        };
         ImplicitWorkspace {
             residual: rate.clone(),
             nudged: rate.clone(),
@@ -156,7 +204,7 @@ impl<S: State> ImplicitWorkspace<S> {
             explicit: rule.has_explicit_part().then(|| rate.clone()),
             rate,
             stage: state.clone(),
-            matrix: Matrix::new(structure, order, n),
+            matrix: Matrix::new(settings.stored_structure(), order, n),
             correction: Buffer::zeroed(n),
             nudges: Buffer::zeroed(n),
             rounding: Buffer::zeroed(n),
@@ -166,13 +214,39 @@ impl<S: State> ImplicitWorkspace<S> {
                 rounding_per_coordinate: S::Scalar::zero(),
                 damping: S::Scalar::one(),
                 analytic: false,
-                band_checked: false,
+                // A preconditioner's band drops what lies outside it.
+                band_checked: !settings.linear_solver().is_direct(),
                 contraction: Contraction::new(),
                 default_tolerance: None,
+                linear_iterations: 0,
             },
             mass: Mass::default(),
             zeroed: true,
+            krylov,
         }
+    }
+
+    /// The Krylov iterations GMRES has made in this workspace's steps
+    /// ([`BackwardEuler::with_linear_solver`](crate::BackwardEuler::with_linear_solver)),
+    /// every attempt counted; 0 with the direct solver. Each costs one force evaluation
+    /// (or one [`Forces::jacobian_times`]) and, with a preconditioner, one application of
+    /// it: the measure of how well a preconditioner works.
+    ///
+    /// ```
+    /// use timestep::{BackwardEuler, Gmres, Integrator, LinearSolver, Stepper};
+    ///
+    /// // y' = −y: a 1 × 1 system, solved in one Krylov iteration per Newton iteration.
+    /// let gmres = BackwardEuler::new().with_linear_solver(LinearSolver::Gmres(Gmres::new()));
+    /// let mut stepper = Stepper::new(gmres);
+    /// let mut y = 1.0;
+    /// stepper.step(&mut y, &|y: &f64, _t: f64| -y, 0.0, 0.1)?;
+    /// let iterations = stepper.workspace().unwrap().linear_iterations();
+    /// assert!((1..=3).contains(&iterations), "{iterations}");
+    /// assert!((y - 1.0 / 1.1).abs() < 1e-12);
+    /// # Ok::<(), timestep::StepError>(())
+    /// ```
+    pub fn linear_iterations(&self) -> u64 {
+        self.memory.linear_iterations
     }
 
     /// The contraction rate `θ` of the last step's Newton iteration: the ratio of the
@@ -229,6 +303,8 @@ pub(crate) struct Newton<'w, S: State> {
     mass: &'w mut Mass<S::Scalar>,
     zeroed: &'w mut bool,
     higher_index: HigherIndex,
+    /// GMRES's buffers when it solves the Newton systems, `None` for the direct solver.
+    krylov: Option<&'w mut Krylov<S>>,
 }
 
 impl<'w, S: State> Newton<'w, S> {
@@ -236,7 +312,8 @@ impl<'w, S: State> Newton<'w, S> {
     ///
     /// # Errors
     ///
-    /// [`StepError::TooManyUnknowns`] when the workspace could not be made (no `alloc`).
+    /// [`StepError::TooManyUnknowns`] when the workspace could not be made (no `alloc`),
+    /// and [`StepError::OutOfMemory`] for GMRES's buffers.
     pub(crate) fn new(
         settings: &ImplicitSettings,
         rule: &Rule,
@@ -259,7 +336,18 @@ impl<'w, S: State> Newton<'w, S> {
             memory,
             mass,
             zeroed,
+            krylov,
         } = workspace;
+        let krylov = match settings.linear_solver() {
+            LinearSolver::Direct => None,
+            LinearSolver::Gmres(gmres) => {
+                // Made here when the workspace could not make it, or was loaded.
+                if !matches!(krylov, Some(k) if k.settings == gmres) {
+                    *krylov = Some(Krylov::new(state, rate.dim(), gmres)?);
+                }
+                krylov.as_mut()
+            }
+        };
         let has_coordinates = state.coordinates_into(coordinates);
         let scalar = S::Scalar::from_f64;
         Ok(Newton {
@@ -292,6 +380,7 @@ impl<'w, S: State> Newton<'w, S> {
             mass,
             zeroed,
             higher_index: HigherIndex::NONE,
+            krylov,
         })
     }
 
@@ -414,8 +503,9 @@ impl<'w, S: State> Newton<'w, S> {
     /// # Errors
     ///
     /// [`StepError::MassUnsupported`] for a rule other than backward Euler's given a mass
-    /// matrix; [`Matrix::prepare`]'s and [`Mass::set`]'s errors (a sparse structure
-    /// without the forces' pattern).
+    /// matrix; [`StepError::MassWithGmres`] for GMRES given one other than the identity
+    /// (its operator is `I − c dt W J`); [`Matrix::prepare`]'s and [`Mass::set`]'s errors
+    /// (a sparse structure without the forces' pattern).
     fn read_mass<F: Forces<S> + ?Sized>(&mut self, forces: &F, state: &S) -> Result<(), StepError> {
         self.matrix.prepare(forces, state)?;
         let kept = self.memory.kept_for.is_some().then(|| self.matrix.clone());
@@ -427,6 +517,17 @@ impl<'w, S: State> Newton<'w, S> {
         if let Some(kept) = kept {
             *self.matrix = kept;
         }
+        let mass = match mass {
+            Some(mass) if self.krylov.is_some() => {
+                let zero = S::Scalar::zero();
+                let off_identity = |i| mass.off_identity_row_norms(i, |_| zero).1;
+                if (0..mass.dim()).any(|i| off_identity(i) != zero) {
+                    return Err(StepError::MassWithGmres);
+                }
+                None
+            }
+            mass => mass,
+        };
         // Backward Euler's rule: the whole stage's rate, at the end of the step.
         let one = S::Scalar::one();
         let backward_euler = || {
@@ -588,13 +689,19 @@ impl<'w, S: State> Newton<'w, S> {
                 // Kept for this step's length, not for the lengths that round to it
                 // after: a `dt` that creeps does not take the matrix along.
                 self.memory.kept_for = Some(dt);
-                self.memory.analytic =
-                    self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
-                self.set_rounding(stage_dt);
-                self.matrix.factor()?;
+                if self.stores_matrix() {
+                    self.memory.analytic =
+                        self.newton_matrix(state, forces, stage_time, stage_dt, dt)?;
+                    self.set_rounding(stage_dt);
+                    self.matrix.factor()?;
+                    matrix_rounding = S::Scalar::one();
+                    if self.krylov.is_some() {
+                        // GMRES differences at the stage, which the matrix's took over.
+                        self.stage_into(state, forces, stage_time, stage_dt, Probe::Rate);
+                    }
+                }
                 // Full Newton makes the matrix anew at every iteration.
                 make = full;
-                matrix_rounding = S::Scalar::one();
             }
             if negated.is_none() {
                 match self.residual.as_scalars() {
@@ -610,8 +717,12 @@ impl<'w, S: State> Newton<'w, S> {
                     }
                 }
             }
-            self.matrix.solve(self.correction);
-            if self.linear && self.memory.analytic {
+            if self.krylov.is_some() {
+                self.solve_krylov(forces, stage_time, stage_dt, dt)?;
+            } else {
+                self.matrix.solve(self.correction);
+            }
+            if self.linear && self.memory.analytic && self.krylov.is_none() {
                 // The exact matrix of affine forces: this correction is the solution, to
                 // rounding, and a second residual would only confirm it.
                 if !self.add_correction() {
@@ -660,6 +771,109 @@ impl<'w, S: State> Newton<'w, S> {
             iterations: self.max_iterations,
             correction: self.relative_correction(dt).to_f64(),
         })
+    }
+
+    /// Whether the linear solver solves with a matrix made and factored here: the direct
+    /// solver's Newton matrix, a banded preconditioner's band.
+    fn stores_matrix(&self) -> bool {
+        self.krylov
+            .as_ref()
+            .is_none_or(|krylov| krylov.settings.stores_matrix())
+    }
+
+    /// `correction ← A⁻¹ correction` approximately, by GMRES with `A = ∂r/∂D =
+    /// I − c dt W ∂f/∂y` applied matrix-free at the stage (whose state and rate the stage
+    /// buffers hold), as the BDF solves (CVODE's `cvLsSolve` with SPGMR): the residual is
+    /// weighted by the Newton test's scale, `1/(1 + |Dᵢ| + |yᵢ|/|dt|)`, and brought to
+    /// `epslin` (the [tolerance factor](Gmres::tolerance_factor)) times what the
+    /// iteration leaves, `κ` times its tolerance. The directional differences move the
+    /// stage state by `√ε` of its size in that scale (`√ε |dt|` in the rate's weights),
+    /// as a column of the direct solver's differences moves it. A solve that falls short
+    /// but reduced the residual is used (CVODE's `SUNLS_RES_REDUCED`); one that did not
+    /// fails the iteration.
+    fn solve_krylov<F: Forces<S> + ?Sized>(
+        &mut self,
+        forces: &F,
+        stage_time: S::Scalar,
+        stage_dt: S::Scalar,
+        dt: S::Scalar,
+    ) -> Result<(), StepError> {
+        let Newton {
+            krylov: Some(krylov),
+            rate,
+            coordinates,
+            has_coordinates,
+            correction,
+            stage_state,
+            stage_rate,
+            nudged,
+            nudged_residual,
+            matrix,
+            nudges,
+            memory,
+            tolerance,
+            velocity_weight,
+            force_weight,
+            ..
+        } = self
+        else {
+            unreachable!("called for GMRES only")
+        };
+        let per_dt = 1.0 / dt.abs().to_f64();
+        let rows = krylov.weights.iter_mut().zip(krylov.solution.iter_mut());
+        for (i, ((w, x), &c)) in rows.zip(correction.iter()).enumerate() {
+            let y = if *has_coordinates {
+                coordinates.component(i).abs().to_f64()
+            } else {
+                0.0
+            };
+            *w = 1.0 / (1.0 + rate.component(i).abs().to_f64() + y * per_dt);
+            *x = c.to_f64();
+        }
+        let settings = krylov.settings;
+        let mut operator = NewtonOperator {
+            forces,
+            t: stage_time,
+            gamma: [
+                (stage_dt * *velocity_weight).to_f64(),
+                (stage_dt * *force_weight).to_f64(),
+            ],
+            split: rate.velocity.dim(),
+            state: &**stage_state,
+            rate: &**stage_rate,
+            weights: &krylov.weights,
+            reach: (S::Scalar::epsilon().sqrt() * dt.abs()).to_f64(),
+            preconditioner: settings.preconditioner(),
+            matrix,
+            scalars: nudges,
+            vector: nudged,
+            product: nudged_residual,
+            probe: &mut krylov.probe,
+            evaluations: 0,
+        };
+        let factor = settings.tolerance_factor();
+        let outcome = krylov.gmres.solve_relative(
+            &mut operator,
+            settings.side(),
+            &krylov.weights,
+            &mut krylov.solution,
+            factor * KAPPA * tolerance.to_f64(),
+            factor,
+            settings.restarts(),
+        )?;
+        memory.linear_iterations += outcome.iterations;
+        // `NaN` residuals count as not reduced.
+        let reduced = outcome.residual < outcome.initial;
+        if !outcome.converged && !reduced {
+            return Err(StepError::NotConverged {
+                iterations: outcome.iterations as usize,
+                correction: outcome.residual,
+            });
+        }
+        for (c, &x) in correction.iter_mut().zip(&*krylov.solution) {
+            *c = S::Scalar::from_f64(x);
+        }
+        Ok(())
     }
 
     /// Adds the correction to the rate and returns the largest ratio of a coordinate's

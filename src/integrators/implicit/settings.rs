@@ -1,14 +1,15 @@
 //! The settings every implicit method takes ([`ImplicitSettings`]: the Jacobian's
-//! structure, the Newton tolerance and iterations, the linear-forces declaration), written
+//! structure, the Newton tolerance and iterations, the linear-forces declaration, the
+//! linear solver), written
 //! once: a macro gives each one-stage method the same checked builders, getters and serde
 //! form, so that a fix to one is a fix to all.
 
-use crate::Structure;
+use crate::{LinearSolver, Structure};
 
 /// The settings every implicit method takes, as one value: which entries of the Jacobian
 /// can be non-zero ([`Structure`]), the relative Newton tolerance, the Newton iterations
-/// allowed per step, and whether the forces are declared affine with an exact constant
-/// Jacobian. Each implicit method has `with_settings` and `settings`, and so have
+/// allowed per step, whether the forces are declared affine with an exact constant
+/// Jacobian, and how the Newton systems are solved ([`LinearSolver`]). Each implicit method has `with_settings` and `settings`, and so have
 /// [`AdaptiveKind`](crate::AdaptiveKind) and [`MethodKind`](crate::MethodKind), which give
 /// them to whichever implicit method they name: a banded Rodas4 chosen by name is still
 /// `"rodas4"`.
@@ -24,12 +25,12 @@ use crate::Structure;
 /// too); the settings it does not take are dropped, and its `settings` reports them at
 /// their defaults:
 ///
-/// | method | structure | tolerance | max_iterations | linear_forces |
-/// |---|---|---|---|---|
-/// | [`BackwardEuler`](crate::BackwardEuler), [`Trapezoid`](crate::Trapezoid), [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark) | yes | yes | yes (default 20) | yes |
-/// | [`Radau5`](crate::Radau5) | yes | yes (radau5.f's `FNEWT`) | yes (default 7) | no |
-/// | [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) | yes | no: no Newton iteration | no | no |
-/// | [`Bdf`](crate::Bdf) | yes | no: CVODE's own test | no: CVODE's 3 | no |
+/// | method | structure | tolerance | max_iterations | linear_forces | linear_solver |
+/// |---|---|---|---|---|---|
+/// | [`BackwardEuler`](crate::BackwardEuler), [`Trapezoid`](crate::Trapezoid), [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark) | yes | yes | yes (default 20) | yes | yes |
+/// | [`Radau5`](crate::Radau5) | yes | yes (radau5.f's `FNEWT`) | yes (default 7) | no | no: direct |
+/// | [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) | yes | no: no Newton iteration | no | no | no: direct |
+/// | [`Bdf`](crate::Bdf) | yes | no: CVODE's own test | no: CVODE's 3 | no | its own [`Bdf::with_linear_solver`](crate::Bdf::with_linear_solver) |
 ///
 /// A setting dropped changes nothing: the method runs as it would without it (a method
 /// with no Newton iteration has no tolerance to meet nor iterations to count; the BDF
@@ -56,7 +57,8 @@ use crate::Structure;
 ///
 /// With the `serde` feature it is saved as its fields,
 /// `{"structure": "dense", "tolerance": null, "max_iterations": null, "linear_forces": false}`
-/// (each may be left out; unknown fields, and values the builders refuse, are refused).
+/// and, when it is not the direct solver, `"linear_solver"` (each may be left out; unknown
+/// fields, and values the builders refuse, are refused).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ImplicitSettings {
     pub(crate) structure: Structure,
@@ -65,11 +67,12 @@ pub struct ImplicitSettings {
     /// Forces declared affine in the state with a constant, exact Jacobian: a step whose
     /// matrix comes from that Jacobian ends after one correction.
     pub(crate) linear_forces: bool,
+    pub(crate) linear_solver: LinearSolver,
 }
 
 impl ImplicitSettings {
     /// Every setting at its default: a dense Jacobian, and each method's own tolerance
-    /// and iteration count; forces not declared linear.
+    /// and iteration count; forces not declared linear; the direct linear solver.
     ///
     /// ```
     /// use timestep::{ImplicitSettings, Structure};
@@ -87,6 +90,7 @@ impl ImplicitSettings {
             tolerance: None,
             max_iterations: None,
             linear_forces: false,
+            linear_solver: LinearSolver::Direct,
         }
     }
 
@@ -169,10 +173,50 @@ impl ImplicitSettings {
         }
     }
 
+    /// The same settings, solving the Newton systems by `linear_solver` (see a one-stage
+    /// method's `with_linear_solver`,
+    /// [`BackwardEuler::with_linear_solver`](crate::BackwardEuler::with_linear_solver) for
+    /// one).
+    ///
+    /// ```
+    /// use timestep::{Gmres, ImplicitSettings, LinearSolver};
+    ///
+    /// let gmres = LinearSolver::Gmres(Gmres::new());
+    /// assert_eq!(ImplicitSettings::new().with_linear_solver(gmres).linear_solver(), gmres);
+    /// ```
+    #[must_use]
+    pub const fn with_linear_solver(self, linear_solver: LinearSolver) -> Self {
+        ImplicitSettings {
+            linear_solver,
+            ..self
+        }
+    }
+
     /// Which entries of the Jacobian can be non-zero.
     #[must_use]
     pub const fn structure(&self) -> Structure {
         self.structure
+    }
+
+    /// How the Newton systems are solved.
+    #[must_use]
+    pub const fn linear_solver(&self) -> LinearSolver {
+        self.linear_solver
+    }
+
+    /// The structure of the matrix a one-stage method stores: the Jacobian's for the
+    /// direct solver; for GMRES, which stores no Jacobian, a banded preconditioner's band,
+    /// else the diagonal alone (where a mass matrix is read, to be refused).
+    pub(crate) const fn stored_structure(&self) -> Structure {
+        match self.linear_solver {
+            LinearSolver::Direct => self.structure,
+            LinearSolver::Gmres(gmres) => match gmres.preconditioner() {
+                crate::Preconditioner::Banded { lower, upper } => {
+                    Structure::Banded { lower, upper }
+                }
+                _ => Structure::Banded { lower: 0, upper: 0 },
+            },
+        }
     }
 
     /// The relative Newton tolerance set, or `None` for each method's default.
@@ -248,6 +292,8 @@ const _: () = {
         max_iterations: Option<usize>,
         #[serde(default)]
         linear_forces: bool,
+        #[serde(default, skip_serializing_if = "LinearSolver::is_direct")]
+        linear_solver: LinearSolver,
     }
 
     impl serde::Serialize for ImplicitSettings {
@@ -257,6 +303,7 @@ const _: () = {
                 tolerance: self.tolerance,
                 max_iterations: self.max_iterations,
                 linear_forces: self.linear_forces,
+                linear_solver: self.linear_solver,
             }
             .serialize(serializer)
         }
@@ -277,14 +324,16 @@ const _: () = {
                 tolerance: saved.tolerance,
                 max_iterations: saved.max_iterations,
                 linear_forces: saved.linear_forces,
+                linear_solver: saved.linear_solver,
             })
         }
     }
 };
 
 /// Gives `$method` (a struct with a `newton: ImplicitSettings` field, all of which it uses)
-/// the builders `with_settings`, `with_tolerance`, `with_max_iterations`, `with_structure`
-/// and `with_linear_forces`, their getters and `DEFAULT_MAX_ITERATIONS`.
+/// the builders `with_settings`, `with_tolerance`, `with_max_iterations`, `with_structure`,
+/// `with_linear_forces` and `with_linear_solver`, their getters and
+/// `DEFAULT_MAX_ITERATIONS`.
 macro_rules! newton_builders {
     ($method:ident) => {
         impl $method {
@@ -455,6 +504,58 @@ macro_rules! newton_builders {
                 method
             }
 
+            #[doc = concat!(
+                "The same method solving its Newton systems by `linear_solver`: the ",
+                "[direct](crate::LinearSolver::Direct) LU of its [`Structure`](crate::Structure) ",
+                "(the default), or matrix-free restarted [GMRES](crate::LinearSolver::Gmres) ",
+                "(Saad and Schultz 1986, as CVODE's `SUNLinSol_SPGMR`), for systems too large ",
+                "to factor. With GMRES no Jacobian is stored: each Krylov iteration forms ",
+                "`v − c dt W J v` (`c` the stage, `W` the weight of the stage's rate) from ",
+                "[`Forces::jacobian_times`](crate::Forces::jacobian_times), else from one force ",
+                "evaluation, `J v ≈ (f(y + σv) − f(y))/σ` with `σ v` `√ε` times the size of ",
+                "the state, as the direct solver's differences size a column (Brown and ",
+                "Hindmarsh, Appl. Math. Comput. 31 (1989) 40–91, for CVODE). The structure ",
+                "is then not used; a ",
+                "[banded preconditioner](crate::Preconditioner::Banded)'s band is made and ",
+                "factored where the direct solver would make its matrix (entries outside it ",
+                "dropped, not refused), and the [forces' own](crate::Preconditioner::User) is ",
+                "told `γ = c dt W` of the force rows. Each solve stops when the linear ",
+                "residual, weighted by the Newton test's scale `1 + |Dᵢ| + |yᵢ|/|dt|`, is at ",
+                "most [`tolerance_factor`](crate::Gmres::tolerance_factor) times what Newton's ",
+                "iteration leaves (its tolerance times 0.1), or that factor times the ",
+                "residual it started from (Eisenstat and Walker's forcing term: rounding of ",
+                "the stiff components keeps the residual above a tight tolerance, though not ",
+                "the correction); a solve that falls short but ",
+                "reduced the residual is used, one that did not fails the iteration ",
+                "([`StepError::NotConverged`](crate::StepError::NotConverged)). Forces with a ",
+                "mass matrix other than the identity are refused ",
+                "([`StepError::MassWithGmres`](crate::StepError::MassWithGmres)), and forces ",
+                "that do not give the preconditioner asked for too ",
+                "([`StepError::NoPreconditioner`](crate::StepError::NoPreconditioner)). The ",
+                "Krylov iterations made are counted by the workspace ",
+                "([`ImplicitWorkspace::linear_iterations`](crate::workspace::ImplicitWorkspace::linear_iterations)).\n\n",
+                "```\n",
+                "use timestep::{", stringify!($method), ", Gmres, LinearSolver, Preconditioner, Side};\n\n",
+                "let gmres = Gmres::new()\n",
+                "    .with_preconditioner(Preconditioner::Banded { lower: 1, upper: 1 }, Side::Right);\n",
+                "let solver = ", stringify!($method), "::new().with_linear_solver(LinearSolver::Gmres(gmres));\n",
+                "assert_eq!(solver.linear_solver(), LinearSolver::Gmres(gmres));\n",
+                "```"
+            )]
+            #[must_use]
+            pub const fn with_linear_solver(self, linear_solver: $crate::LinearSolver) -> Self {
+                let mut method = self;
+                method.newton.linear_solver = linear_solver;
+                method
+            }
+
+            /// How the Newton systems are solved
+            /// ([`with_linear_solver`](Self::with_linear_solver)).
+            #[must_use]
+            pub fn linear_solver(&self) -> $crate::LinearSolver {
+                self.newton.linear_solver
+            }
+
             /// The relative Newton tolerance set, or `None` for the default of the state's
             /// precision.
             #[must_use]
@@ -513,6 +614,8 @@ macro_rules! newton_serde {
                     )]
                     $higher_index: $crate::integrators::implicit::mass::HigherIndex,
                 )?
+                #[serde(default, skip_serializing_if = "crate::LinearSolver::is_direct")]
+                linear_solver: $crate::LinearSolver,
             }
 
             $(
@@ -540,6 +643,7 @@ macro_rules! newton_serde {
                         structure: self.newton.structure,
                         linear_forces: self.newton.linear_forces,
                         $($higher_index: self.$higher_index,)?
+                        linear_solver: self.newton.linear_solver,
                     }
                     .serialize(serializer)
                 }
@@ -564,6 +668,7 @@ macro_rules! newton_serde {
                         saved.max_iterations,
                         saved.structure,
                         saved.linear_forces,
+                        saved.linear_solver,
                         $method::DEFAULT_MAX_ITERATIONS,
                     )
                     .map_err(serde::de::Error::custom)?;
@@ -634,7 +739,7 @@ macro_rules! one_stage_scheme {
             fn workspace<S: $crate::State>(&self, state: &S) -> Self::Workspace<S> {
                 $crate::integrators::implicit::newton::ImplicitWorkspace::new(
                     state,
-                    self.newton.structure(),
+                    &self.newton,
                     &$rule,
                 )
             }
@@ -688,6 +793,7 @@ impl InvalidSettings {
         max_iterations: usize,
         structure: crate::Structure,
         linear_forces: bool,
+        linear_solver: LinearSolver,
         default: usize,
     ) -> Result<ImplicitSettings, InvalidSettings> {
         let refuse = |why| InvalidSettings { method, why };
@@ -700,6 +806,7 @@ impl InvalidSettings {
             max_iterations: (max_iterations != default).then_some(max_iterations),
             structure,
             linear_forces,
+            linear_solver,
         })
     }
 }

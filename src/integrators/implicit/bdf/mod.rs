@@ -12,7 +12,6 @@
 mod adaptive;
 mod coefficients;
 mod control;
-mod krylov;
 mod workspace;
 
 pub use workspace::BdfWorkspace;

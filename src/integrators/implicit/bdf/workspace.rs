@@ -4,9 +4,9 @@
 
 use super::coefficients::{self, MAX_ORDER};
 use super::control::{DAE_NEWTON_TOLERANCE, DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
-use super::krylov::NewtonOperator;
 use crate::control::Statistics;
 use crate::integrators::implicit::jacobian::{self, DifferenceStep, Differences, Point};
+use crate::integrators::implicit::krylov::NewtonOperator;
 use crate::integrators::implicit::mass::{self, Mass};
 use crate::linalg::{
     Buffer, GmresWorkspace, LinearSolver, Matrix, Order, Preconditioner, Structure,
@@ -437,9 +437,7 @@ impl<S: State> BdfWorkspace<S> {
     fn stores_matrix(&self) -> bool {
         match self.linear {
             LinearSolver::Direct => true,
-            LinearSolver::Gmres(gmres) => {
-                matches!(gmres.preconditioner(), Preconditioner::Banded { .. })
-            }
+            LinearSolver::Gmres(gmres) => gmres.stores_matrix(),
         }
     }
 
@@ -479,10 +477,12 @@ impl<S: State> BdfWorkspace<S> {
         let mut operator = NewtonOperator {
             forces,
             t,
-            gamma: self.memory.gamma,
+            gamma: [self.memory.gamma; 2],
+            split: 0,
             state: &self.iterate,
             rate: &self.stage_rate,
             weights,
+            reach: 1.0,
             preconditioner: settings.preconditioner(),
             matrix: self.matrix.as_mut().map_err(|e| *e)?,
             scalars: self.solution.as_mut().map_err(|e| *e)?,

@@ -187,9 +187,10 @@ impl Radau5 {
     /// [`with_max_iterations`](Self::with_max_iterations); `None`:
     /// [`DEFAULT_MAX_ITERATIONS`](Self::DEFAULT_MAX_ITERATIONS), radau5.f's 7). The
     /// linear-forces declaration is not taken: Radau5's simplified Newton iteration is
-    /// radau5.f's, stopped by its own convergence test, for linear forces too. The
-    /// declaration is dropped, so that it changes nothing, and
-    /// [`settings`](Self::settings) reports it `false`. The index settings
+    /// radau5.f's, stopped by its own convergence test, for linear forces too; nor is the
+    /// linear solver, which is the direct one (Radau5 factors its two matrices). Both are
+    /// dropped, so that they change nothing, and
+    /// [`settings`](Self::settings) reports them at their defaults. The index settings
     /// ([`with_higher_index`](Self::with_higher_index)) are kept.
     ///
     /// ```
@@ -206,6 +207,7 @@ impl Radau5 {
         Radau5 {
             settings: ImplicitSettings {
                 linear_forces: false,
+                linear_solver: crate::LinearSolver::Direct,
                 ..settings
             },
             ..self
@@ -448,6 +450,7 @@ const _: () = {
                 saved.max_iterations,
                 saved.structure,
                 false,
+                crate::LinearSolver::Direct,
                 Radau5::DEFAULT_MAX_ITERATIONS,
             )
             .map_err(serde::de::Error::custom)?;

@@ -4,6 +4,7 @@
 
 mod backward_euler;
 mod backward_euler_dae;
+mod backward_euler_gmres;
 mod bdf;
 mod bdf_dae;
 mod bdf_gmres;

@@ -1,24 +1,32 @@
-//! The Newton matrix `I − γJ` of a BDF step as a matrix-free operator for GMRES
+//! The Newton matrix `I − γJ` of an implicit step as a matrix-free operator for GMRES
 //! ([`NewtonOperator`]): `J v` from the forces or by CVODE's directional difference
-//! (`cvLsDQJtimes`), and the preconditioners of [`Preconditioner`].
+//! (`cvLsDQJtimes`), and the preconditioners of [`Preconditioner`]. The BDF's (one `γ`)
+//! and the one-stage methods' (`γ = c dt W`, the weight `W` of the velocity rows apart
+//! from the force rows' for Newmark-β) share it.
 
-use crate::linalg::{Buffer, LinearOperator, Matrix, Preconditioner};
+use crate::linalg::{LinearOperator, Matrix, Preconditioner};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 
 /// `A = I − γJ` at the Newton iterate `state` (whose rate is `rate`), with its
-/// preconditioner, over the buffers of a BDF workspace.
-pub(super) struct NewtonOperator<'w, S: State, F: ?Sized> {
+/// preconditioner, over the buffers of an implicit workspace.
+pub(crate) struct NewtonOperator<'w, S: State, F: ?Sized> {
     pub forces: &'w F,
     pub t: S::Scalar,
-    pub gamma: f64,
+    /// `γ` of the rows before `split` (the velocity rows) and of the others; the user's
+    /// preconditioner is told the second.
+    pub gamma: [f64; 2],
+    pub split: usize,
     pub state: &'w S,
     pub rate: &'w DerivativeOf<S>,
-    /// `1/(rtolᵢ |yᵢ| + atolᵢ)`: the norm that sizes the difference.
+    /// The norm that sizes the difference: `1/(rtolᵢ |yᵢ| + atolᵢ)` for the BDF.
     pub weights: &'w [f64],
+    /// How far the difference moves the state, in that norm: 1 for the BDF (CVODE's: the
+    /// size of the tolerance).
+    pub reach: f64,
     pub preconditioner: Preconditioner,
     /// `I − γJ_band` factored, for [`Preconditioner::Banded`].
     pub matrix: &'w mut Matrix<S::Scalar>,
-    pub scalars: &'w mut Buffer<S::Scalar>,
+    pub scalars: &'w mut [S::Scalar],
     /// Scratch: the vector, the product, the perturbed state.
     pub vector: &'w mut DerivativeOf<S>,
     pub product: &'w mut DerivativeOf<S>,
@@ -36,8 +44,8 @@ impl<S: State, F: Forces<S> + ?Sized> NewtonOperator<'_, S, F> {
     }
 
     /// `product ← J vector`: the forces' own product, else `(f(y + σv) − f(y))/σ` with
-    /// `σ = 1/‖v‖` in the weighted root mean square (CVODE's `cvLsDQJtimes`: the
-    /// perturbation is the size of the tolerance). `norm` is `‖v‖`, not 0.
+    /// `σ = reach/‖v‖` in the weighted root mean square (CVODE's `cvLsDQJtimes`, whose
+    /// perturbation is the size of the tolerance, `reach` 1). `norm` is `‖v‖`, not 0.
     fn jacobian_times(&mut self, norm: f64) -> Result<(), StepError> {
         if self
             .forces
@@ -45,14 +53,15 @@ impl<S: State, F: Forces<S> + ?Sized> NewtonOperator<'_, S, F> {
         {
             return Ok(());
         }
-        let sigma = S::Scalar::from_f64(1.0 / norm);
+        let sigma = S::Scalar::from_f64(self.reach / norm);
         self.state.probe_into(self.vector, sigma, self.probe);
         self.probe
             .derivative_into(self.forces, self.t, self.product);
         self.evaluations += 1;
         self.product
             .add_scaled_assign(self.rate, -S::Scalar::from_f64(1.0));
-        self.product.scale_assign(S::Scalar::from_f64(norm));
+        self.product
+            .scale_assign(S::Scalar::from_f64(norm / self.reach));
         Ok(())
     }
 }
@@ -75,7 +84,8 @@ impl<S: State, F: Forces<S> + ?Sized> LinearOperator for NewtonOperator<'_, S, F
             return Err(StepError::NonFiniteResidual);
         }
         for (i, value) in out.iter_mut().enumerate() {
-            *value -= self.gamma * self.product.component(i).to_f64();
+            let gamma = self.gamma[usize::from(i >= self.split)];
+            *value -= gamma * self.product.component(i).to_f64();
         }
         Ok(())
     }
@@ -94,7 +104,7 @@ impl<S: State, F: Forces<S> + ?Sized> LinearOperator for NewtonOperator<'_, S, F
             }
             Preconditioner::User => {
                 self.load(r);
-                let gamma = S::Scalar::from_f64(self.gamma);
+                let gamma = S::Scalar::from_f64(self.gamma[1]);
                 if !self
                     .forces
                     .precondition(self.state, self.t, gamma, self.vector, self.product)
