@@ -51,8 +51,8 @@
 //! radau5  3      9.6e-8   1.0e-8     4.2e-5        718   10874
 //! radau5  2      1.3e-7   6.0e-7     4.9e-8        633    9494
 //! radau5  1      1.2e-7   4.2e-7     9.3e-8        719   10723
-//! bdf     2      3.7e-7   2.0e-6     6.7e-8       2691    6701
-//! bdf     1      2.3e-7   1.1e-5     1.1e-6       2036    3302
+//! bdf     2      2.3e-7   7.6e-7     3.2e-8       2185    5728
+//! bdf     1      2.8e-7   1.8e-6     1.1e-6       1731    2845
 //! ```
 //!
 //! Flags (each takes a value; `--help` lists them with their defaults): `--method NAME`

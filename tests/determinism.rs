@@ -294,7 +294,7 @@ fn adaptive_runs_with_events() {
         hash.bits(statistics.accepted);
         hash.bits(statistics.rejected);
     }
-    check("adaptive with events", hash, 0x44ee_af46_b7a6_ea0b);
+    check("adaptive with events", hash, 0xc78f_d20c_bb2d_70b5);
 }
 
 /// Radau5 on the van der Pol oscillator at μ = 1000 (stiff), tight tolerances.

@@ -387,6 +387,12 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         Ok(())
     }
 
+    /// Whether the method goes on through events that only report
+    /// ([`AdaptiveMethod::steps_through_events`]).
+    pub(super) fn steps_through_events(&self) -> bool {
+        self.method.steps_through_events()
+    }
+
     /// Ends the run where it is, for `stop`.
     pub(super) fn stop(&mut self, stop: Stop) {
         self.progress.statistics.stop = stop;

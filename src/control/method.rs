@@ -195,6 +195,18 @@ pub trait AdaptiveMethod<S: State> {
         let _ = (workspace, state, forces, t, statistics);
     }
 
+    /// Whether a run goes on from the end of a step in which an event fired that neither
+    /// stops the run nor acts on the state, the event read from the dense output (as
+    /// CVODE's root finding does), rather than cutting the step at the event and starting
+    /// afresh there. `false`, the default: a one-step method starts again for the cost of
+    /// one evaluation. The BDF says `true`: starting again loses its history (order 1,
+    /// short steps), and on a DAE of index 2 starts off the algebraic equations (the dense
+    /// output holds them only to its error), which an order-1 start cannot recover from.
+    #[must_use]
+    fn steps_through_events(&self) -> bool {
+        false
+    }
+
     /// Hairer's stiffness estimate of the step just [accepted](AdaptiveMethod::accept):
     /// `h·|λ|` for the fastest mode the step saw, over the method's
     /// [stability boundary](crate::Tableau::real_stability_boundary) on the negative real

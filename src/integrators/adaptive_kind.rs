@@ -309,6 +309,14 @@ macro_rules! adaptive_methods {
                 }
             }
 
+            fn steps_through_events(&self) -> bool {
+                match self {
+                    $(AdaptiveKind::$variant(method) => {
+                        AdaptiveMethod::<S>::steps_through_events(method)
+                    })*
+                }
+            }
+
             fn stiffness(&self, workspace: &mut AdaptiveKindWorkspace<S>) -> Option<f64> {
                 match (self, workspace) {
                     $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {

@@ -209,6 +209,11 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
     }
 
     fn step_on(&self, _workspace: &mut BdfWorkspace<S>) {}
+
+    /// `true`: an event that only reports leaves the BDF's history whole.
+    fn steps_through_events(&self) -> bool {
+        true
+    }
 }
 
 /// Brings the Nordsieck array to a step of `h` from `state` at `t`: set up from the start's

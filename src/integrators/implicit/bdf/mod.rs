@@ -345,19 +345,18 @@ impl Bdf {
     /// pendulum of the `pendulum_dae` example 1.65 times the steps at rtol 10⁻⁸ (4500
     /// against 2726) for a period error of 2.6·10⁻⁷ against 3.7·10⁻⁷.
     ///
-    /// **Known limit: events and restarts.** An [event](crate::adaptive::Event) cuts the
-    /// step at its crossing and the BDF starts again there at order 1, from the dense
-    /// output, whose algebraic equations hold only to the interpolant's error; at index 2
-    /// the differential unknowns must then jump back onto them in one step, an error no
-    /// shorter step reduces. So does a new solve from the end of the last, whose
-    /// equations hold to the Newton tolerance. Measured on the pendulum (`pendulum_dae
-    /// --method bdf --index 2 --duration 1e4`, an event at each `x = 0`): the run ends with
-    /// a step too small at t = 682, 196, 1047, 4426, 7815 at rtol 10⁻⁶, 10⁻⁷, 10⁻⁸, 10⁻⁹,
-    /// 10⁻¹⁰; the same run without the event reaches 10⁴ (1.1·10⁶ steps at 10⁻⁶); solves
-    /// chained a time unit at a time stop at a start off the velocity constraint by
-    /// 4·10⁻⁶, refused as inconsistent. For long runs with events at index 2, use
-    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index), whose restarts
-    /// weigh the index-2 error by `|h|`.
+    /// **Restarts.** A new solve from the end of the last starts the BDF again at order
+    /// 1, where the algebraic equations hold only to the last Newton iteration's
+    /// tolerance; at index 2 the differential unknowns must jump back onto them in one
+    /// step, an error no shorter step reduces, and the start check refuses such a start
+    /// when it is off by more than its tolerance (pendulum solves chained a time unit at a
+    /// time at rtol 10⁻⁶: refused at t = 2627, the velocity constraint off by 4·10⁻⁶).
+    /// Solve a long run in one call, with its sample times and events (events that only
+    /// report leave the BDF's history whole: [`Event`](crate::adaptive::Event)); to t = 10⁴
+    /// the pendulum at index 2 holds `x² + y² = 1` to 6.2·10⁻⁴ at rtol 10⁻⁸ (Radau5 at
+    /// index 2: 6.8·10⁻⁴), or use
+    /// [`Radau5::with_higher_index`](crate::Radau5::with_higher_index), whose start
+    /// weighs the index-2 error by `|h|`.
     ///
     /// Index 3 is not offered. With variable steps the BDF's index-3 solutions need not
     /// converge: a step change makes an error of `O(1)` in the index-3 unknowns and
