@@ -89,6 +89,13 @@ impl Mul for C {
     }
 }
 
+impl Mul<f64> for C {
+    type Output = C;
+    fn mul(self, s: f64) -> C {
+        C(self.0 * s, self.1 * s)
+    }
+}
+
 impl Div for C {
     type Output = C;
     fn div(self, w: C) -> C {
@@ -197,4 +204,22 @@ pub fn is_composition(name: &str) -> bool {
     let kind: timestep::MethodKind = name.parse().expect("a method's name");
     let properties = timestep::Scheme::properties(&kind);
     properties.symplectic && properties.order > 2
+}
+
+/// Solves `A z = r` for the tridiagonal `A` with every off-diagonal entry `off` and
+/// diagonal entries `diagonal(i)`, by Thomas' algorithm (no pivoting: for a diagonally
+/// dominant `A`, as `I − γJ` of a diffusion is): the preconditioners of the GMRES tests.
+pub fn thomas(off: f64, diagonal: impl Fn(usize) -> f64, r: &[f64], z: &mut [f64]) {
+    let n = r.len();
+    let mut upper = vec![0.0; n];
+    let mut pivot = diagonal(0);
+    z[0] = r[0] / pivot;
+    for i in 1..n {
+        upper[i - 1] = off / pivot;
+        pivot = diagonal(i) - off * upper[i - 1];
+        z[i] = (r[i] - off * z[i - 1]) / pivot;
+    }
+    for i in (0..n - 1).rev() {
+        z[i] -= upper[i] * z[i + 1];
+    }
 }

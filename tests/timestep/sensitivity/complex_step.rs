@@ -11,63 +11,11 @@
 //! 10⁻⁷); measured 7·10⁻¹³–10⁻¹¹ for Dop853's adjoint and forward sensitivities, 8·10⁻¹²
 //! for Radau5's adjoint and 3·10⁻¹¹ for Rodas4's.
 
+use crate::common::C as Complex;
 use approx::assert_relative_eq;
 use core::ops::{Add, Mul, Sub};
 use timestep::sensitivity::{Adjoint, Forward, Model, WithRespectTo};
 use timestep::{Adaptive, Dop853, Radau5, Rodas4, Tolerances};
-
-/// A complex number, with only the arithmetic the two models use.
-#[derive(Clone, Copy, Debug)]
-struct Complex {
-    re: f64,
-    im: f64,
-}
-
-impl Complex {
-    fn real(re: f64) -> Self {
-        Complex { re, im: 0.0 }
-    }
-}
-
-impl Add for Complex {
-    type Output = Complex;
-    fn add(self, o: Complex) -> Complex {
-        Complex {
-            re: self.re + o.re,
-            im: self.im + o.im,
-        }
-    }
-}
-
-impl Sub for Complex {
-    type Output = Complex;
-    fn sub(self, o: Complex) -> Complex {
-        Complex {
-            re: self.re - o.re,
-            im: self.im - o.im,
-        }
-    }
-}
-
-impl Mul for Complex {
-    type Output = Complex;
-    fn mul(self, o: Complex) -> Complex {
-        Complex {
-            re: self.re * o.re - self.im * o.im,
-            im: self.re * o.im + self.im * o.re,
-        }
-    }
-}
-
-impl Mul<f64> for Complex {
-    type Output = Complex;
-    fn mul(self, s: f64) -> Complex {
-        Complex {
-            re: self.re * s,
-            im: self.im * s,
-        }
-    }
-}
 
 /// `y(t_end)` of `y' = f(y, p)` by classical RK4 in `steps` equal steps, in complex
 /// arithmetic.
@@ -105,13 +53,13 @@ fn complex_step(
 ) -> Vec<f64> {
     const H: f64 = 1e-20;
     let derivative = |which: usize, steps: usize| {
-        let mut y = y0.map(Complex::real);
-        let mut q: Vec<Complex> = p.iter().map(|&v| Complex::real(v)).collect();
+        let mut y = y0.map(Complex::from);
+        let mut q: Vec<Complex> = p.iter().map(|&v| Complex::from(v)).collect();
         match which.checked_sub(p.len()) {
-            None => q[which].im = H,
-            Some(i) => y[i].im = H,
+            None => q[which].1 = H,
+            Some(i) => y[i].1 = H,
         }
-        rk4(f, y, &q, t_end, steps)[0].im / H
+        rk4(f, y, &q, t_end, steps)[0].1 / H
     };
     (0..p.len() + 2)
         .map(|which| {
@@ -200,7 +148,7 @@ impl Model<[f64; 2]> for VanDerPol {
 }
 
 fn van_der_pol_complex(y: [Complex; 2], p: &[Complex]) -> [Complex; 2] {
-    let one = Complex::real(1.0);
+    let one = Complex::from(1.0);
     [y[1], p[0] * (one - y[0] * y[0]) * y[1] - y[0]]
 }
 

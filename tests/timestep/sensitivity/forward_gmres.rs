@@ -52,20 +52,13 @@ impl Model<Vec<f64>> for ReactionDiffusion {
         r: &Vec<f64>,
         z: &mut Vec<f64>,
     ) -> bool {
-        let off = -gamma * p[0] * ((N + 1) * (N + 1)) as f64;
-        let diagonal =
-            |i: usize| 1.0 - gamma * (-2.0 * p[0] * ((N + 1) * (N + 1)) as f64 + 2.0 * u[i]);
-        let mut upper = [0.0; N];
-        let mut pivot = diagonal(0);
-        z[0] = r[0] / pivot;
-        for i in 1..N {
-            upper[i - 1] = off / pivot;
-            pivot = diagonal(i) - off * upper[i - 1];
-            z[i] = (r[i] - off * z[i - 1]) / pivot;
-        }
-        for i in (0..N - 1).rev() {
-            z[i] -= upper[i] * z[i + 1];
-        }
+        let s = p[0] * ((N + 1) * (N + 1)) as f64;
+        crate::common::thomas(
+            -gamma * s,
+            |i| 1.0 + 2.0 * gamma * s - 2.0 * gamma * u[i],
+            r,
+            z,
+        );
         true
     }
 }

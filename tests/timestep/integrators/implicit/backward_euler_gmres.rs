@@ -11,6 +11,7 @@
 //! thousands at condition 400). A stiff torsion spring, where Newton's Jacobian moves within
 //! the step, still converges; a mass matrix is refused.
 
+use super::torsion_spring::rotation_vector;
 use approx::assert_relative_eq;
 use glam::{DQuat, DVec3};
 use std::f64::consts::PI;
@@ -83,20 +84,9 @@ impl Forces<Vec<f64>> for Heat {
             return false;
         }
         let (r, z) = (&r.force, &mut z.force);
-        // Thomas' algorithm on I − γJ: off-diagonals −γs, diagonal 1 + 2γs.
+        // I − γJ: off-diagonals −γs, diagonal 1 + 2γs.
         let s = scale();
-        let (off, diagonal) = (-gamma * s, 1.0 + 2.0 * gamma * s);
-        let mut upper = vec![0.0; N];
-        let mut pivot = diagonal;
-        z[0] = r[0] / pivot;
-        for i in 1..N {
-            upper[i - 1] = off / pivot;
-            pivot = diagonal - off * upper[i - 1];
-            z[i] = (r[i] - off * z[i - 1]) / pivot;
-        }
-        for i in (0..N - 1).rev() {
-            z[i] -= upper[i] * z[i + 1];
-        }
+        crate::common::thomas(-gamma * s, |_| 1.0 + 2.0 * gamma * s, r, z);
         true
     }
 }
@@ -227,18 +217,6 @@ fn the_trapezoidal_rule_takes_gmres_too() {
         assert!((u - decay * s).abs() <= 1e-8, "{u} vs {}", decay * s);
     }
     assert!(stepper.workspace().unwrap().linear_iterations() > 0);
-}
-
-/// The rotation vector of `q`.
-fn rotation_vector(q: DQuat) -> DVec3 {
-    let q = if q.w < 0.0 { -q } else { q };
-    let v = DVec3::new(q.x, q.y, q.z);
-    let s = v.length();
-    if s == 0.0 {
-        DVec3::ZERO
-    } else {
-        v * (2.0 * s.atan2(q.w) / s)
-    }
 }
 
 /// The torsion spring of `torsion_spring.rs` (`k = 10⁶`, turned by half a radian, 60 Hz),

@@ -130,22 +130,14 @@ impl Forces<Vec<f64>> for ReactionDiffusion {
             return false;
         }
         let (r, z) = (&r.force, &mut z.force);
-        // Thomas' algorithm on I − γJ: off-diagonals −γs, diagonal 1 + 2γs − 2γuᵢ.
+        // I − γJ: off-diagonals −γs, diagonal 1 + 2γs − 2γuᵢ.
         let s = Self::scale();
-        let off = -gamma * s;
-        let mut modified = [0.0; N];
-        let mut previous = 0.0;
-        for i in 0..N {
-            let diagonal = 1.0 + 2.0 * gamma * s
-                - 2.0 * gamma * u[i]
-                - if i > 0 { off * modified[i - 1] } else { 0.0 };
-            modified[i] = off / diagonal;
-            previous = (r[i] - if i > 0 { off * previous } else { 0.0 }) / diagonal;
-            z[i] = previous;
-        }
-        for i in (0..N - 1).rev() {
-            z[i] -= modified[i] * z[i + 1];
-        }
+        crate::common::thomas(
+            -gamma * s,
+            |i| 1.0 + 2.0 * gamma * s - 2.0 * gamma * u[i],
+            r,
+            z,
+        );
         true
     }
 }

@@ -29,7 +29,7 @@ fn angle(q: DQuat) -> f64 {
 
 /// The rotation vector of `q`: the torque law must be smooth for Newton to converge
 /// quadratically, which `to_axis_angle` is not near the identity.
-fn rotation_vector(q: DQuat) -> DVec3 {
+pub(super) fn rotation_vector(q: DQuat) -> DVec3 {
     let q = if q.w < 0.0 { -q } else { q };
     let v = DVec3::new(q.x, q.y, q.z);
     let s = v.length();
