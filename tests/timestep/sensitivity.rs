@@ -538,6 +538,7 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 mod adjoint;
 mod adjoint_radau5;
 mod adjoint_rosenbrock;
+mod adjoint_seulex;
 mod complex_step;
 mod dae;
 mod forward_gmres;

@@ -76,6 +76,13 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     #[doc(hidden)]
     fn checkpoint<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<V>);
 
+    /// What the backward sweep must know of the forward solve's accepted `step` besides
+    /// its time and size (SEULEX: the lines of its extrapolation table); 0 by default.
+    #[doc(hidden)]
+    fn record<F: Forces<V> + ?Sized>(_step: &mut Step<'_, '_, V, Self, F>) -> usize {
+        0
+    }
+
     /// Buffers for stretches of up to `interval` steps of states like `like`, with
     /// `parameters` parameters.
     #[doc(hidden)]
@@ -98,6 +105,10 @@ pub trait BackwardStep<V: Vector> {
         h: V::Scalar,
         next: Option<&mut V>,
     ) -> Result<(), SensitivityError>;
+
+    /// The next step taken again or back is one whose
+    /// [`record`](AdjointMethod::record) was `record`.
+    fn select(&mut self, _record: usize) {}
 
     /// Takes `λ = ∂L/∂y₊` back over step `index` of the stretch, `(t, h)` from `y` (taken
     /// again by [`advance`](BackwardStep::advance) first), to `∂L/∂y`, adding the step's

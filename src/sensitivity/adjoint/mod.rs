@@ -12,6 +12,7 @@ mod linearised;
 mod method;
 mod radau5;
 mod rosenbrock;
+mod seulex;
 
 pub use method::AdjointMethod;
 
@@ -238,6 +239,7 @@ impl<M, P> Adjoint<M, P> {
         // Forward: the steps' times, a checkpoint every `interval` steps, the state at
         // each sample.
         let mut steps: Vec<(V::Scalar, V::Scalar)> = Vec::new();
+        let mut records: Vec<usize> = Vec::new();
         let mut checkpoints: Vec<V> = Vec::new();
         let mut samples: Vec<(usize, V)> = Vec::with_capacity(times.len());
         let mut statistics = Statistics::default();
@@ -250,6 +252,7 @@ impl<M, P> Adjoint<M, P> {
                         A::checkpoint(step, &mut checkpoints);
                     }
                     steps.push((step.start_time(), step.end_time() - step.start_time()));
+                    records.push(A::record(step));
                 })?;
                 t = sample_time;
             }
@@ -278,6 +281,7 @@ impl<M, P> Adjoint<M, P> {
                     } else {
                         &mut carried
                     };
+                    backward.select(records[n]);
                     backward.advance(
                         &mut model,
                         i,
@@ -324,6 +328,7 @@ impl<M, P> Adjoint<M, P> {
                     None
                 };
                 let (t, h) = steps[n];
+                backward.select(records[n]);
                 backward.advance(&mut model, i, checkpoint, &done[i], t, h, next)?;
             }
             for n in (first..last).rev() {
@@ -333,6 +338,7 @@ impl<M, P> Adjoint<M, P> {
                 }
                 let (t, h) = steps[n];
                 let i = n - first;
+                backward.select(records[n]);
                 backward.adjoint(
                     &mut model,
                     i,

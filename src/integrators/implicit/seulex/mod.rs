@@ -17,6 +17,8 @@ mod tableau;
 mod workspace;
 
 pub use sequence::StepSequence;
+pub(crate) use sequence::{MAX_COLUMNS, Table};
+pub(crate) use tableau::extrapolate;
 pub use workspace::SeulexWorkspace;
 
 use crate::Structure;
