@@ -17,7 +17,10 @@ mod tableau;
 mod workspace;
 
 pub use sequence::StepSequence;
+/// For SEULEX's adjoint (`src/sensitivity/adjoint/seulex.rs`).
+#[cfg(feature = "alloc")]
 pub(crate) use sequence::{MAX_COLUMNS, Table};
+#[cfg(feature = "alloc")]
 pub(crate) use tableau::extrapolate;
 pub use workspace::SeulexWorkspace;
 

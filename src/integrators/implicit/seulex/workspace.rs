@@ -103,6 +103,7 @@ impl<S: State> SeulexWorkspace<S> {
 impl<S: State> SeulexWorkspace<S> {
     /// The lines of the table the last step computed: after an accepted step, those its
     /// value was extrapolated from.
+    #[cfg(feature = "alloc")]
     pub(crate) fn lines(&self) -> usize {
         self.memory.lines
     }
