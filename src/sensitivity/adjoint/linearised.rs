@@ -147,7 +147,7 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
         true
     }
 
-    /// Adds `∇_y (uᵀ J(y, p) w)` to `sum` and `∇_p (uᵀ J(y, p) w)` to `gradient`, `J` at
+    /// For the pair `(u, w)`, adds `∇_y (uᵀ J(y, p) w)` to `sum` and `∇_p (uᵀ J(y, p) w)` to `gradient`, `J` at
     /// time `t`: the change of a linearly implicit step's own Jacobian with `(y, p)`
     /// (`rosenbrock.rs` derives it), by the central difference of the cotangents
     /// `J(y ± δw)ᵀ u`, `P(y ± δw)ᵀ u`, `δ = ε^(1/3) · max(‖y‖∞, 1) / ‖w‖∞`: about
@@ -158,8 +158,7 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
         &mut self,
         y: &V,
         t: V::Scalar,
-        u: &V,
-        w: &V,
+        (u, w): (&V, &V),
         scratch: (&mut V, &mut V, &mut [V::Scalar]),
         sum: &mut V,
         gradient: &mut [V::Scalar],

@@ -238,8 +238,7 @@ impl<V: Vector, const S: usize> RosenbrockBackward<V, S> {
         model.second_order(
             y,
             t,
-            &self.weights[i],
-            &self.stages[i],
+            (&self.weights[i], &self.stages[i]),
             scratch,
             &mut self.sum,
             gradient,

@@ -334,8 +334,7 @@ impl<V: Vector> BackwardStep<V> for SeulexBackward<V> {
                     model.second_order(
                         y,
                         t,
-                        &self.weight,
-                        &self.increments[m],
+                        (&self.weight, &self.increments[m]),
                         scratch,
                         &mut self.gathered,
                         gradient,
@@ -356,8 +355,7 @@ impl<V: Vector> BackwardStep<V> for SeulexBackward<V> {
                 model.second_order(
                     y,
                     t,
-                    &self.weight,
-                    &self.rows[r],
+                    (&self.weight, &self.rows[r]),
                     scratch,
                     &mut self.gathered,
                     gradient,
