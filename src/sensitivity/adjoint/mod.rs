@@ -96,10 +96,10 @@ use num_traits::{Float, One, Zero};
 /// differentiated takes the model's fresh at every step, so, as for Rosenbrock methods,
 /// the forward solve takes the model's Jacobian and every step is taken again from `y0`
 /// with a fresh one before the backward sweep: the samples (and the end) are those
-/// states, within the tolerance of a plain solve's. It equals forward sensitivities of
-/// the same steps and lines to round-off. Costs, on Robertson's kinetics at rtol 10⁻⁶:
-/// about 3.6 plain solves (`benches/sensitivity.rs`). Memory: the points and increments
-/// of one line's substeps (twice 96 states at most), 21 more states, `3n²` numbers.
+/// states. It equals forward sensitivities of the same steps and lines to round-off.
+/// Costs, on Robertson's kinetics at rtol 10⁻⁶: about 3.6 plain solves
+/// (`benches/sensitivity.rs`). Memory: the points and increments of one line's substeps
+/// (twice 96 states at most), 21 more states, `3n²` numbers.
 ///
 /// **Checkpoints.** The forward solve keeps the state at every `K`-th step
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the

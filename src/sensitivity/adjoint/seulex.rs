@@ -51,7 +51,7 @@
 //! as a plain solve with an analytic Jacobian, and every step is taken again from `y0`
 //! with a fresh one before the backward sweep (as for Rosenbrock methods), so the samples
 //! are those of the map differentiated: they differ from the forward solve's by the
-//! effect of a Jacobian kept over several steps, within the tolerance.
+//! effect of a Jacobian kept over several steps.
 //!
 //! # Cost
 //!
