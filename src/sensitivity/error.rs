@@ -53,6 +53,11 @@ pub enum SensitivityError {
         /// When the step began.
         time: f64,
     },
+    /// The model of an adjoint gradient gives a mass matrix
+    /// ([`Model::mass_matrix`](super::Model::mass_matrix)): the adjoint differentiates
+    /// `y' = f(t, y, p)` only, not a differential-algebraic system. Use forward
+    /// sensitivities ([`Forward`](super::Forward)), which take the mass matrix.
+    MassMatrix,
 }
 
 impl fmt::Display for SensitivityError {
@@ -83,6 +88,9 @@ impl fmt::Display for SensitivityError {
                 f,
                 "the adjoint could not solve the stage equations of the step from t = {} again",
                 Number(time)
+            ),
+            SensitivityError::MassMatrix => f.write_str(
+                "the adjoint gradient does not take a mass matrix (a differential-algebraic system): use forward sensitivities",
             ),
         }
     }

@@ -21,7 +21,7 @@ use super::{Model, SensitivityError};
 use crate::{Adaptive, Forces, Jacobian, Scalar, Statistics, Vector};
 use alloc::vec;
 use alloc::vec::Vec;
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 use core::num::NonZeroUsize;
 use linearised::Linearised;
 use method::BackwardStep;
@@ -252,6 +252,7 @@ impl<M, P> Adjoint<M, P> {
         let forces = Rates {
             model: &self.model,
             parameters,
+            mass: Cell::new(false),
             jacobian: A::MODEL_JACOBIAN.then(|| {
                 let entries = vec![V::Scalar::zero(); y0.dim() * y0.dim()];
                 RefCell::new((Linearised::new(&self.model, parameters, y0), entries))
@@ -269,13 +270,17 @@ impl<M, P> Adjoint<M, P> {
         let mut t = t0;
         for &sample_time in times {
             if sample_time > t {
-                statistics += solver.solve_with(&mut y, &forces, t, sample_time, |step| {
+                let solved = solver.solve_with(&mut y, &forces, t, sample_time, |step| {
                     if steps.len() % interval == 0 {
                         A::checkpoint(step, &mut checkpoints);
                     }
                     steps.push((step.start_time(), step.end_time() - step.start_time()));
                     records.push(A::record(step));
-                })?;
+                });
+                if forces.mass.get() {
+                    return Err(SensitivityError::MassMatrix);
+                }
+                statistics += solved?;
                 t = sample_time;
             }
             samples.push((steps.len(), y.clone()));
@@ -392,6 +397,8 @@ impl<M, P> Adjoint<M, P> {
 struct Rates<'a, V: Vector, M> {
     model: &'a M,
     parameters: &'a [V::Scalar],
+    /// Whether a method read a mass matrix from the model (refused after the solve).
+    mass: Cell<bool>,
     jacobian: Option<RefCell<ModelJacobian<'a, V, M>>>,
 }
 
@@ -417,6 +424,15 @@ impl<V: Vector, M: Model<V>> Forces<V> for Rates<'_, V, M> {
     #[inline]
     fn force_into(&self, y: &V, t: V::Scalar, out: &mut V) {
         self.model.rate(y, self.parameters, t, out);
+    }
+
+    /// The model's mass matrix, noted: the methods that read one (Radau5, the Rosenbrock
+    /// methods, SEULEX) solve the system it makes, and the gradient is then refused
+    /// ([`SensitivityError::MassMatrix`]).
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, V::Scalar>) -> bool {
+        let given = self.model.mass_matrix(mass);
+        self.mass.set(self.mass.get() || given);
+        given
     }
 
     /// The model's Jacobian, when the method asks for it and the model gives its

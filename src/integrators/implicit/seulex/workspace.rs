@@ -173,6 +173,10 @@ impl<S: State> SeulexWorkspace<S> {
         jacobian_matrix.prepare(forces, state)?;
         let check = jacobian_matrix.is_banded() && !self.band_checked;
         jacobian_matrix.clear();
+        // SEULEX solves y' = f only: a mass matrix is refused, not ignored.
+        if forces.mass_matrix(&mut jacobian_matrix.as_jacobian()) {
+            return Err(StepError::MassUnsupported);
+        }
         if !check && forces.jacobian(state, t, &mut jacobian_matrix.as_jacobian()) {
             return Ok(0);
         }
