@@ -1,7 +1,7 @@
 //! [`SensitivityError`]: what sensitivities refuse.
 
-use crate::AdaptiveError;
 use crate::error::Number;
+use crate::{AdaptiveError, StepError};
 use core::fmt;
 
 /// Why a sensitivity problem was refused, or why an adjoint gradient's solve stopped.
@@ -53,6 +53,22 @@ pub enum SensitivityError {
         /// When the step began.
         time: f64,
     },
+    /// A fixed-step adjoint gradient's step is zero, negative or not finite: give a
+    /// positive finite `dt` (the run goes forward from `t0` through the sample times).
+    InvalidStep {
+        /// The step given.
+        dt: f64,
+    },
+    /// A fixed-step adjoint gradient would take more steps than its limit
+    /// ([`Adjoint::with_max_steps`](super::Adjoint::with_max_steps)): `dt` is far smaller
+    /// than the span needs, or the limit too low for the run.
+    TooManySteps {
+        /// The limit.
+        limit: u64,
+    },
+    /// A fixed step of an adjoint gradient's forward run failed (a non-finite rate, a
+    /// Newton iteration that did not converge: the error says which).
+    Step(StepError),
 }
 
 impl fmt::Display for SensitivityError {
@@ -84,6 +100,15 @@ impl fmt::Display for SensitivityError {
                 "the adjoint could not solve the stage equations of the step from t = {} again",
                 Number(time)
             ),
+            SensitivityError::InvalidStep { dt } => write!(
+                f,
+                "the fixed step is {}: it must be positive and finite",
+                Number(dt)
+            ),
+            SensitivityError::TooManySteps { limit } => {
+                write!(f, "the fixed-step run would take more than {limit} steps")
+            }
+            SensitivityError::Step(error) => write!(f, "a step of the forward run failed: {error}"),
         }
     }
 }
@@ -92,6 +117,7 @@ impl core::error::Error for SensitivityError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             SensitivityError::Solve(error) => Some(error),
+            SensitivityError::Step(error) => Some(error),
             _ => None,
         }
     }
