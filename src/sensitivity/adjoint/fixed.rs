@@ -292,8 +292,10 @@ impl<M, P> Adjoint<M, P> {
         };
         let (parameter_gradient, lambda) =
             sweep(&mut model, backward, recorded, y0, times, loss_gradient)?;
-        let mut statistics = Statistics::default();
-        statistics.accepted = steps.len() as u64;
+        let statistics = Statistics {
+            accepted: steps.len() as u64,
+            ..Statistics::default()
+        };
         Ok(Gradient {
             parameters: parameter_gradient,
             initial_value: lambda,

@@ -3,6 +3,9 @@
 //! checkpoints.
 //!
 //! - `method.rs`: what a method gives the one driver here ([`AdjointMethod`]);
+//! - `fixed.rs`: the fixed-step runs ([`Adjoint::gradient_fixed`], [`FixedAdjointMethod`]),
+//!   on the same backward sweep; `one_stage.rs`: the backward step of backward Euler, the
+//!   trapezoid and the implicit midpoint rule;
 //! - `explicit.rs`, `radau5.rs`, `rosenbrock.rs`: the backward step of an explicit pair,
 //!   of Radau5 and of a Rosenbrock method;
 //! - `linearised.rs`: the model's rates and Jacobian products, counted.
@@ -84,6 +87,14 @@ use num_traits::{One, Zero};
 /// is then noise of about `ε^(1/6)` relative: give a cotangent. Costs, on Robertson's
 /// kinetics under Rodas4: about 6.4 plain solves.
 ///
+/// **Fixed steps.** [`gradient_fixed`](Adjoint::gradient_fixed) is the adjoint of a run of
+/// fixed steps ([`FixedAdjointMethod`]): the explicit tableaus (RK4 …) by the formulas
+/// above, and backward Euler, the trapezoid and the implicit midpoint rule with each step
+/// taken again and its stage equation solved to round-off, as for Radau5 (one transposed
+/// `n × n` solve and one or two cotangents per step: `src/sensitivity/adjoint/one_stage.rs`).
+/// Costs, on `y' = W y` with 100 parameters in 100 steps: about 5.5 plain runs for RK4,
+/// 9.1 for the trapezoid.
+///
 /// **Checkpoints.** The forward solve keeps the state at every `K`-th step
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the
 /// times of all steps; the backward sweep recomputes each stretch of `K` steps from its
@@ -133,7 +144,7 @@ pub struct Adjoint<M, P> {
     max_steps: u64,
 }
 
-/// What [`Adjoint::gradient`] gives.
+/// What [`Adjoint::gradient`] and [`Adjoint::gradient_fixed`] give.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Gradient<V: Vector> {
