@@ -177,6 +177,33 @@ impl<M, P> Adjoint<M, P> {
     /// states, and `2 n²` numbers); nothing is allocated per step.
     /// [`Gradient::statistics`] counts the steps taken (`accepted`) and nothing else.
     ///
+    /// # Example
+    ///
+    /// `y' = −y` by the trapezoid in steps of 0.1 through the samples 0.25 and 1: steps of
+    /// 0.1, 0.1, 0.05, then seven of 0.1 and one of 0.05. Each multiplies the state by
+    /// `R(−h) = (1 − h/2) / (1 + h/2)`, so `L = y(1)` has `∂L/∂y₀ = Πᵢ R(−hᵢ)`.
+    ///
+    /// ```
+    /// use timestep::sensitivity::Adjoint;
+    /// use timestep::Trapezoid;
+    ///
+    /// let decay = |y: &f64, _p: &[f64], _t: f64, out: &mut f64| *out = -y;
+    /// let gradient = Adjoint::new(decay, [0.0; 0])?.gradient_fixed(
+    ///     &Trapezoid::new(),
+    ///     &1.0,
+    ///     0.0,
+    ///     0.1,
+    ///     &[0.25, 1.0],
+    ///     |k, _, _, out| *out = if k == 1 { 1.0 } else { 0.0 },
+    /// )?;
+    /// assert_eq!(gradient.statistics.accepted, 11);
+    /// let r = |h: f64| (1.0 - h / 2.0) / (1.0 + h / 2.0);
+    /// let map = r(0.1).powi(9) * r(0.05).powi(2);
+    /// assert!((gradient.initial_value - map).abs() < 1e-14);
+    /// assert!((gradient.end - map).abs() < 1e-9); // the forward run, to its Newton tolerance
+    /// # Ok::<(), timestep::sensitivity::SensitivityError>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`SensitivityError::InvalidTimes`] when `t0` or a time is not finite, or `times` is

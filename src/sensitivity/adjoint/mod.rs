@@ -162,7 +162,8 @@ pub struct Gradient<V: Vector> {
     /// Cotangents taken (one per stage with a weight, and step; for Radau5 also one per
     /// row of each stage Jacobian; for a Rosenbrock method also one per row of each
     /// step's Jacobian, forward and backward, two per stage for the second-order term
-    /// and two for `f_t`).
+    /// and two for `f_t`; for backward Euler, the trapezoid and the implicit midpoint
+    /// rule one per row of each Jacobian, of the steps taken again and taken back).
     pub cotangents: u64,
 }
 
