@@ -69,6 +69,13 @@ pub enum SensitivityError {
     /// A fixed step of an adjoint gradient's forward run failed (a non-finite rate, a
     /// Newton iteration that did not converge: the error says which).
     Step(StepError),
+    /// A fixed step of an adjoint gradient's forward run from `time` left the state
+    /// infinite or `NaN` (a rate that overflows or is `NaN`, or an explicit method past
+    /// its stability limit): shorten `dt`, or check the model there.
+    NonFiniteState {
+        /// When the step began.
+        time: f64,
+    },
 }
 
 impl fmt::Display for SensitivityError {
@@ -109,6 +116,11 @@ impl fmt::Display for SensitivityError {
                 write!(f, "the fixed-step run would take more than {limit} steps")
             }
             SensitivityError::Step(error) => write!(f, "a step of the forward run failed: {error}"),
+            SensitivityError::NonFiniteState { time } => write!(
+                f,
+                "the forward run's step from t = {} left the state infinite or NaN",
+                Number(time)
+            ),
         }
     }
 }

@@ -211,7 +211,9 @@ impl<M, P> Adjoint<M, P> {
     /// is zero, negative, infinite or `NaN`; [`SensitivityError::TooManySteps`] when the
     /// run would take more steps than [`with_max_steps`](Adjoint::with_max_steps) allows
     /// (a tiny `dt`), refused before any step; [`SensitivityError::Step`] when a forward
-    /// step fails (a non-finite rate, a Newton iteration that does not converge);
+    /// step fails (a Newton iteration that does not converge, a non-finite Jacobian);
+    /// [`SensitivityError::NonFiniteState`] when a step leaves the state infinite or
+    /// `NaN`;
     /// [`SensitivityError::StagesNotSolved`] when an implicit step's stage equation
     /// cannot be solved again to round-off (a singular `I − w c h J`, non-finite values).
     pub fn gradient_fixed<V, I, G>(
@@ -296,6 +298,12 @@ impl<M, P> Adjoint<M, P> {
                     stepper
                         .step(&mut y, &forces, start, h)
                         .map_err(SensitivityError::Step)?;
+                    // An explicit step does not look at its rates: garbage stops here.
+                    if !y.is_finite() {
+                        return Err(SensitivityError::NonFiniteState {
+                            time: start.to_f64(),
+                        });
+                    }
                     if checkpoint && I::CHECKPOINT_STATES == 2 {
                         checkpoints.push(y.clone());
                     }

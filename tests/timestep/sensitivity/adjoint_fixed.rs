@@ -16,14 +16,14 @@
 //!   the method's order as `dt` halves (1, 2, 2, 4);
 //! - itself at other checkpoint intervals (the same arithmetic, to round-off).
 
-use super::{B, Dual, K, Spring, V0, X0, spring_exact};
+use super::{B, Dual, K, LargeSpring, Spring, V0, X0, spring_exact};
 use approx::assert_relative_eq;
 use core::num::NonZeroUsize;
 use timestep::sensitivity::{
     Adjoint, Augmented, FixedAdjointMethod, Forward, Gradient, Model, SensitivityError,
     WithRespectTo,
 };
-use timestep::{BackwardEuler, ImplicitMidpoint, Integrator, Rk4, Stepper, Trapezoid};
+use timestep::{BackwardEuler, ImplicitMidpoint, Integrator, Rk4, StepError, Stepper, Trapezoid};
 
 /// `[∂L/∂k, ∂L/∂b, ∂L/∂x₀, ∂L/∂v₀]` of a gradient of the spring.
 fn four(gradient: &Gradient<[f64; 2]>) -> [f64; 4] {
@@ -118,7 +118,7 @@ fn the_linear_spring_gradient_is_the_closed_form_of_the_discrete_map() {
     // 20 steps of 1/8 to t = 2.5: every step exactly dt.
     let (h, steps) = (0.125, 20);
     let t = h * steps as f64;
-    let cases: [(&str, [f64; 4], Map); 4] = [
+    let cases: [(&str, [f64; 4], Map); 5] = [
         (
             "backward euler",
             spring_adjoint(&BackwardEuler::new(), h, t),
@@ -136,6 +136,12 @@ fn the_linear_spring_gradient_is_the_closed_form_of_the_discrete_map() {
             Map::Trapezoid,
         ),
         ("rk4", spring_adjoint(&Rk4, h, t), Map::Rk4),
+        // A tableau is a method too.
+        (
+            "rk4's tableau",
+            spring_adjoint(&&Rk4::TABLEAU, h, t),
+            Map::Rk4,
+        ),
     ];
     for (name, adjoint, map) in cases {
         for (which, &value) in adjoint.iter().enumerate() {
@@ -438,4 +444,72 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(run(&limited, 0.1, &[1.0]), Ok(10));
     assert_eq!(run(&adjoint, 1e300, &[0.5, 1.0]), Ok(2));
     assert_eq!(run(&adjoint, 0.1, &[0.0, 0.0]), Ok(0));
+}
+
+#[test]
+fn a_state_sized_at_run_time_with_cotangents_by_differences() {
+    // The spring as a `Vec` with the rate alone: each cotangent built from n + p one-sided
+    // differences (√ε relative), against the array spring's exact cotangent.
+    let exact = spring_adjoint(&Trapezoid::new(), 0.05, 2.0);
+    let gradient = Adjoint::new(LargeSpring, [K, B])
+        .unwrap()
+        .gradient_fixed(
+            &Trapezoid::new(),
+            &vec![X0, V0],
+            0.0,
+            0.05,
+            &[2.0],
+            |_, _, _, out| {
+                out[0] = 1.0;
+            },
+        )
+        .unwrap();
+    let large = [
+        gradient.parameters[0],
+        gradient.parameters[1],
+        gradient.initial_value[0],
+        gradient.initial_value[1],
+    ];
+    for (a, e) in large.iter().zip(exact) {
+        assert_relative_eq!(*a, e, max_relative = 1e-6);
+    }
+}
+
+/// The spring whose rate is `NaN` from `t = 0.5` on.
+struct Failing;
+
+impl Model<[f64; 2]> for Failing {
+    fn rate(&self, y: &[f64; 2], p: &[f64], t: f64, out: &mut [f64; 2]) {
+        Spring.rate(y, p, t, out);
+        if t >= 0.5 {
+            out[1] = f64::NAN;
+        }
+    }
+}
+
+#[test]
+fn a_failed_or_non_finite_forward_step_is_a_clear_error() {
+    fn run<I: FixedAdjointMethod<[f64; 2]>>(
+        method: &I,
+    ) -> Result<Gradient<[f64; 2]>, SensitivityError> {
+        Adjoint::new(Failing, [K, B]).unwrap().gradient_fixed(
+            method,
+            &[X0, V0],
+            0.0,
+            0.1,
+            &[1.0],
+            |_, _, _, out| {
+                *out = [1.0, 0.0];
+            },
+        )
+    }
+    // RK4 takes the NaN into the state at the step from 0.4 (its last stage is at 0.5);
+    // the trapezoid's Newton iteration meets it at its stage, at the same step's end.
+    let error = run(&Rk4).unwrap_err();
+    assert!(
+        matches!(error, SensitivityError::NonFiniteState { time } if (time - 0.4).abs() < 1e-15),
+        "{error:?}"
+    );
+    let error = run(&Trapezoid::new()).unwrap_err();
+    assert_eq!(error, SensitivityError::Step(StepError::NonFiniteResidual));
 }
