@@ -29,6 +29,10 @@
 //! (`Adjoint::gradient_fixed`, checkpoints every 32 steps), and `fixed-rk4`,
 //! `fixed-rk4-adjoint` the same for RK4.
 //!
+//! And under SEULEX, the same problem and gradient: `seulex` the plain solve with the
+//! model's Jacobian (the adjoint's forward solve, the same steps), `seulex-differences`
+//! with the rate alone, `seulex-adjoint` the gradient.
+//!
 //! With `SENSITIVITY_PROFILE` set to one of the cases' names the binary runs
 //! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
 //! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
@@ -40,11 +44,12 @@
 use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
+use timestep::control::{AdaptiveMethod, IntoAdaptive};
 use timestep::sensitivity::FixedAdjointMethod;
-use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Model, WithRespectTo};
+use timestep::sensitivity::{Adjoint, AdjointMethod, ErrorControl, Forward, Model, WithRespectTo};
 use timestep::{
-    Adaptive, Dopri5, Integrator, Jacobian, Radau5, Rk4, Rodas4, Scheme, Statistics, Stepper,
-    Tolerances, Trapezoid, WithJacobian,
+    Adaptive, Dopri5, Integrator, Jacobian, Radau5, Rk4, Rodas4, Scheme, Seulex, Statistics,
+    Stepper, Tolerances, Trapezoid, WithJacobian,
 };
 
 const K: f64 = 4.0;
@@ -108,6 +113,16 @@ fn robertson_adjoint() -> Statistics {
 /// cotangent) or Rodas4's differences.
 #[inline(never)]
 fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
+    robertson_linearly_implicit_plain(Rodas4, model_jacobian)
+}
+
+/// Robertson's plain solve under a linearly implicit `method` (Rodas4, SEULEX), with the
+/// model's Jacobian (the rows of its cotangent) or the method's differences.
+fn robertson_linearly_implicit_plain<I>(method: I, model_jacobian: bool) -> Statistics
+where
+    I: IntoAdaptive,
+    I::Method: AdaptiveMethod<[f64; 3]>,
+{
     let theta = ROBERTSON_K.map(f64::ln);
     let rate = |y: &[f64; 3], t: f64| {
         let mut out = [0.0; 3];
@@ -126,7 +141,7 @@ fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
         }
     };
     let mut y = [1.0, 0.0, 0.0];
-    let mut solver = Adaptive::new(Rodas4).with_tolerances(ROBERTSON_TOLERANCES);
+    let mut solver = Adaptive::new(method).with_tolerances(ROBERTSON_TOLERANCES);
     if model_jacobian {
         solver.solve(
             &mut y,
@@ -143,7 +158,29 @@ fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
 /// The gradient of `c(400)` with respect to `ln k` and the initial values, under Rodas4.
 #[inline(never)]
 fn robertson_rodas4_adjoint() -> Statistics {
-    let mut solver = Adaptive::new(Rodas4).with_tolerances(ROBERTSON_TOLERANCES);
+    robertson_linearly_implicit_adjoint(Rodas4)
+}
+
+/// Robertson's plain solve under SEULEX, with the model's Jacobian or SEULEX's
+/// differences.
+#[inline(never)]
+fn robertson_seulex_plain(model_jacobian: bool) -> Statistics {
+    robertson_linearly_implicit_plain(Seulex::new(), model_jacobian)
+}
+
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under SEULEX.
+#[inline(never)]
+fn robertson_seulex_adjoint() -> Statistics {
+    robertson_linearly_implicit_adjoint(Seulex::new())
+}
+
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under `method`.
+fn robertson_linearly_implicit_adjoint<I>(method: I) -> Statistics
+where
+    I: IntoAdaptive,
+    I::Method: AdjointMethod<[f64; 3]>,
+{
+    let mut solver = Adaptive::new(method).with_tolerances(ROBERTSON_TOLERANCES);
     let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
         .expect("finite parameters")
         .gradient(
@@ -308,12 +345,15 @@ fn case(name: &str) -> (u64, u64) {
         "rodas4" => robertson_rodas4_plain(true),
         "rodas4-differences" => robertson_rodas4_plain(false),
         "rodas4-adjoint" => robertson_rodas4_adjoint(),
+        "seulex" => robertson_seulex_plain(true),
+        "seulex-differences" => robertson_seulex_plain(false),
+        "seulex-adjoint" => robertson_seulex_adjoint(),
         "fixed-trapezoid" => linear_fixed(Trapezoid::new(), &linear::parameters()),
         "fixed-trapezoid-adjoint" => linear_fixed_adjoint(&Trapezoid::new(), &linear::parameters()),
         "fixed-rk4" => linear_fixed(Rk4, &linear::parameters()),
         "fixed-rk4-adjoint" => linear_fixed_adjoint(&Rk4, &linear::parameters()),
         _ => panic!(
-            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?} or {FIXED_CASES:?}, not {name:?}"
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?}, {SEULEX_CASES:?} or {FIXED_CASES:?}, not {name:?}"
         ),
     };
     (statistics.accepted, statistics.rejected)
@@ -323,6 +363,7 @@ const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
 const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
 const STIFF_CASES: [&str; 2] = ["robertson", "robertson-adjoint"];
 const ROSENBROCK_CASES: [&str; 3] = ["rodas4", "rodas4-differences", "rodas4-adjoint"];
+const SEULEX_CASES: [&str; 3] = ["seulex", "seulex-differences", "seulex-adjoint"];
 const FIXED_CASES: [&str; 4] = [
     "fixed-trapezoid",
     "fixed-trapezoid-adjoint",
@@ -333,8 +374,11 @@ const FIXED_CASES: [&str; 4] = [
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
     let all = CASES.iter().chain(&ADJOINT_CASES);
-    let all = all.chain(&STIFF_CASES).chain(&ROSENBROCK_CASES);
-    for name in all.chain(&FIXED_CASES) {
+    let stiff = STIFF_CASES
+        .iter()
+        .chain(&ROSENBROCK_CASES)
+        .chain(&SEULEX_CASES);
+    for name in all.chain(stiff).chain(&FIXED_CASES) {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
@@ -366,6 +410,7 @@ fn main() {
         assert_eq!(case(name), case("robertson"), "{name}");
     }
     assert_eq!(case("rodas4-adjoint"), case("rodas4"), "rodas4-adjoint");
+    assert_eq!(case("seulex-adjoint"), case("seulex"), "seulex-adjoint");
     for name in FIXED_CASES {
         assert_eq!(case(name), (100, 0), "{name}");
     }

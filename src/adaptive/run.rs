@@ -355,6 +355,12 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.method.interpolant(&self.workspace.method)
     }
 
+    /// The method's workspace.
+    #[cfg(feature = "alloc")]
+    pub(super) fn method_workspace(&self) -> &M::Workspace {
+        &self.workspace.method
+    }
+
     /// The last accepted step's full length (more than the state's time less its start
     /// once [`cut`](Run::cut_at) at an event).
     pub(super) fn step_length(&self) -> f64 {

@@ -21,6 +21,12 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
         self.run
     }
 
+    /// The method's workspace after the step, for what an adjoint keeps of it.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn method_workspace(&self) -> &M::Workspace {
+        self.run.method_workspace()
+    }
+
     /// When the step began.
     #[must_use]
     pub fn start_time(&self) -> S::Scalar {

@@ -319,6 +319,7 @@ impl<M, P> Adjoint<M, P> {
         let mut model = Linearised::new(&self.model, parameters, y0);
         let recorded = Recorded {
             steps: &steps,
+            records: &[],
             checkpoints: &mut checkpoints,
             samples: &mut samples,
             interval,

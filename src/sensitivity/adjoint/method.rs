@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 /// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …),
 /// [`Radau5`](crate::Radau5) and the [`Rosenbrock`](crate::Rosenbrock) methods
 /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
-/// them). The forward solve and the backward sweep, with its
+/// them) and [`Seulex`](crate::Seulex). The forward solve and the backward sweep, with its
 /// checkpoints, are one driver for all; the method says what a checkpoint keeps and how
 /// one step is taken again and taken back.
 ///
@@ -19,12 +19,13 @@ use alloc::vec::Vec;
 ///
 /// # Example
 ///
-/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5 and by Rodas4:
+/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5, by Rodas4 and by
+/// SEULEX:
 /// `L = y(t)` has `∂L/∂k = −t y(t)`.
 ///
 /// ```
 /// use timestep::sensitivity::{Adjoint, Model};
-/// use timestep::{Adaptive, Radau5, Rodas4, Tolerances};
+/// use timestep::{Adaptive, Radau5, Rodas4, Seulex, Tolerances};
 ///
 /// struct Decay;
 /// impl Model<f64> for Decay {
@@ -45,6 +46,11 @@ use alloc::vec::Vec;
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
 ///
 /// let mut solver = Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
+/// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
+/// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
+///
+/// let mut solver = Adaptive::new(Seulex::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
 /// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
 /// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
@@ -76,6 +82,13 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     #[doc(hidden)]
     fn checkpoint<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<V>);
 
+    /// What the backward sweep must know of the forward solve's accepted `step` besides
+    /// its time and size (SEULEX: the lines of its extrapolation table); 0 by default.
+    #[doc(hidden)]
+    fn record<F: Forces<V> + ?Sized>(_step: &mut Step<'_, '_, V, Self, F>) -> usize {
+        0
+    }
+
     /// Buffers for stretches of up to `interval` steps of states like `like`, with
     /// `parameters` parameters.
     #[doc(hidden)]
@@ -98,6 +111,10 @@ pub trait BackwardStep<V: Vector> {
         h: V::Scalar,
         next: Option<&mut V>,
     ) -> Result<(), SensitivityError>;
+
+    /// The next step taken again or back is one whose
+    /// [`record`](AdjointMethod::record) was `record`.
+    fn select(&mut self, _record: usize) {}
 
     /// Takes `λ = ∂L/∂y₊` back over step `index` of the stretch, `(t, h)` from `y` (taken
     /// again by [`advance`](BackwardStep::advance) first), to `∂L/∂y`, adding the step's

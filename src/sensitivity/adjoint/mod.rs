@@ -1,5 +1,5 @@
 //! [`Adjoint`]: the gradient of a function of the solution, by the discrete adjoint of the
-//! method that solved it (an explicit pair, Radau5 or a Rosenbrock method), with
+//! method that solved it (an explicit pair, Radau5, a Rosenbrock method or SEULEX), with
 //! checkpoints.
 //!
 //! - `method.rs`: what a method gives the one driver here ([`AdjointMethod`]);
@@ -8,6 +8,7 @@
 //!   trapezoid and the implicit midpoint rule;
 //! - `explicit.rs`, `radau5.rs`, `rosenbrock.rs`: the backward step of an explicit pair,
 //!   of Radau5 and of a Rosenbrock method;
+//! - `seulex.rs`: the backward step of SEULEX;
 //! - `linearised.rs`: the model's rates and Jacobian products, counted.
 
 mod explicit;
@@ -17,6 +18,7 @@ mod method;
 mod one_stage;
 mod radau5;
 mod rosenbrock;
+mod seulex;
 
 pub use fixed::FixedAdjointMethod;
 pub use method::AdjointMethod;
@@ -36,7 +38,7 @@ use num_traits::{One, Zero};
 /// the discrete adjoint of the method that solved it: an explicit pair
 /// ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …), [`Radau5`](crate::Radau5) or a
 /// [`Rosenbrock`](crate::Rosenbrock) method ([`Rodas4`](crate::Rodas4),
-/// [`Ros3p`](crate::Ros3p); see [`AdjointMethod`]).
+/// [`Ros3p`](crate::Ros3p)) or [`Seulex`](crate::Seulex) (see [`AdjointMethod`]).
 ///
 /// A forward solve with the method under error control records its steps; the adjoint then
 /// runs the steps backwards. For one step of an explicit pair `y₊ = y + h Σᵢ bᵢ kᵢ` with stages
@@ -87,6 +89,24 @@ use num_traits::{One, Zero};
 /// is then noise of about `ε^(1/6)` relative: give a cotangent. Costs, on Robertson's
 /// kinetics under Rodas4: about 6.4 plain solves.
 ///
+/// **SEULEX.** A step of `κ` lines takes `nⱼ` linearly implicit Euler substeps
+/// `(I/hⱼ − J) Δₘ = f(τₘ, yₘ)` in line `j` (`hⱼ = h/nⱼ`, one `J = f_y(t, y, p)` for all)
+/// and extrapolates the lines' ends (Aitken–Neville: Hairer–Wanner II, IV.9; Deuflhard
+/// 1985), linearly, `y₊ = y + Σⱼ cⱼ Sⱼ`. Its adjoint takes each line back from its last
+/// substep, one transposed solve with the line's LU and one cotangent per substep, with
+/// `J`'s own change with `(y, p)` as for a Rosenbrock method, by central differences of
+/// cotangents (per substep, or per row of `J` when the substeps outnumber the unknowns;
+/// Sandu et al. 2003; the derivation is in `src/sensitivity/adjoint/seulex.rs`). The step
+/// sizes and the lines of each step are those of the forward solve, held fixed. SEULEX
+/// keeps its Jacobian over several steps while its stability check allows; the map
+/// differentiated takes the model's fresh at every step, so, as for Rosenbrock methods,
+/// the forward solve takes the model's Jacobian and every step is taken again from `y0`
+/// with a fresh one before the backward sweep: the samples (and the end) are those
+/// states. It equals forward sensitivities of the same steps and lines to round-off.
+/// Costs, on Robertson's kinetics at rtol 10⁻⁶: about 3.6 plain solves
+/// (`benches/sensitivity.rs`). Memory: the points and increments of one line's substeps
+/// (twice 96 states at most), 21 more states, `3n²` numbers.
+///
 /// **Fixed steps.** [`gradient_fixed`](Adjoint::gradient_fixed) is the adjoint of a run of
 /// fixed steps ([`FixedAdjointMethod`]): the explicit tableaus (RK4 …) by the formulas
 /// above, and backward Euler, the trapezoid and the implicit midpoint rule with each step
@@ -99,7 +119,7 @@ use num_traits::{One, Zero};
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the
 /// times of all steps; the backward sweep recomputes each stretch of `K` steps from its
 /// checkpoint, then each step's stages. Memory: `⌈N/K⌉ + K` states for `N` steps, two
-/// scalars per step, one state per sample time, and `3s + 6` states of scratch for an
+/// scalars and a count per step, one state per sample time, and `3s + 6` states of scratch for an
 /// `s`-stage pair (for Radau5 three more states per checkpoint, the stages of a stretch,
 /// `3K` states, and `12 n²` numbers); nothing is allocated per step. Work for a pair: the
 /// forward solve, then about two more evaluations and one cotangent per stage and step
@@ -162,8 +182,11 @@ pub struct Gradient<V: Vector> {
     /// Cotangents taken (one per stage with a weight, and step; for Radau5 also one per
     /// row of each stage Jacobian; for a Rosenbrock method also one per row of each
     /// step's Jacobian, forward and backward, two per stage for the second-order term
-    /// and two for `f_t`; for backward Euler, the trapezoid and the implicit midpoint
-    /// rule one per row of each Jacobian, of the steps taken again and taken back).
+    /// and two for `f_t`; for SEULEX one per substep instead of per stage, one per row of
+    /// each step's Jacobian, forward and backward, and two per substep or per row of the
+    /// Jacobian for the second-order term; for backward Euler, the trapezoid and the
+    /// implicit midpoint rule one per row of each Jacobian, of the steps taken again and
+    /// taken back).
     pub cotangents: u64,
 }
 
@@ -219,7 +242,8 @@ impl<M, P> Adjoint<M, P> {
     /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step
     /// cannot be solved again to round-off (a non-finite Jacobian, a singular matrix), or
     /// a Rosenbrock step taken again meets a singular or non-finite `I − hγJ` or
-    /// non-finite stages.
+    /// non-finite stages, or a SEULEX step taken again a singular or non-finite
+    /// `I/hⱼ − J` or non-finite increments.
     pub fn gradient<V, A, G>(
         &self,
         solver: &mut Adaptive<V, A>,
@@ -250,6 +274,7 @@ impl<M, P> Adjoint<M, P> {
         // Forward: the steps' times, a checkpoint every `interval` steps, the state at
         // each sample.
         let mut steps: Vec<(V::Scalar, V::Scalar)> = Vec::new();
+        let mut records: Vec<usize> = Vec::new();
         let mut checkpoints: Vec<V> = Vec::new();
         let mut samples: Vec<(usize, V)> = Vec::with_capacity(times.len());
         let mut statistics = Statistics::default();
@@ -262,6 +287,7 @@ impl<M, P> Adjoint<M, P> {
                         A::checkpoint(step, &mut checkpoints);
                     }
                     steps.push((step.start_time(), step.end_time() - step.start_time()));
+                    records.push(A::record(step));
                 })?;
                 t = sample_time;
             }
@@ -273,6 +299,7 @@ impl<M, P> Adjoint<M, P> {
         let mut model = Linearised::new(&self.model, parameters, y0);
         let recorded = Recorded {
             steps: &steps,
+            records: &records,
             checkpoints: &mut checkpoints,
             samples: &mut samples,
             interval,
@@ -305,11 +332,14 @@ fn check_times<T: Scalar>(t0: T, times: &[T]) -> Result<(), SensitivityError> {
     }
 }
 
-/// What a forward run recorded for the backward sweep: the steps' `(t, h)`, a checkpoint
-/// of `checkpoint_states` states every `interval` steps, and the state at each sample
-/// with the number of steps before it; and whether the method takes its steps again.
+/// What a forward run recorded for the backward sweep: the steps' `(t, h)`, what the
+/// method keeps of each ([`AdjointMethod::record`]; empty for a fixed-step run, whose
+/// steps have nothing more), a checkpoint of `checkpoint_states` states every `interval`
+/// steps, and the state at each sample with the number of steps before it; and whether
+/// the method takes its steps again.
 struct Recorded<'r, V: Vector> {
     steps: &'r [(V::Scalar, V::Scalar)],
+    records: &'r [usize],
     checkpoints: &'r mut [V],
     samples: &'r mut [(usize, V)],
     interval: usize,
@@ -337,6 +367,7 @@ where
 {
     let Recorded {
         steps,
+        records,
         checkpoints,
         samples,
         interval,
@@ -363,6 +394,9 @@ where
                 } else {
                     &mut carried
                 };
+                if let Some(&record) = records.get(n) {
+                    backward.select(record);
+                }
                 backward.advance(&mut *model, i, checkpoint, &done[i], t, h, Some(&mut *next))?;
                 while sample < samples.len() && samples[sample].0 == n + 1 {
                     samples[sample].1.assign(next);
@@ -401,6 +435,9 @@ where
                 None
             };
             let (t, h) = steps[n];
+            if let Some(&record) = records.get(n) {
+                backward.select(record);
+            }
             backward.advance(&mut *model, i, checkpoint, &done[i], t, h, next)?;
         }
         for n in (first..last).rev() {
@@ -410,6 +447,9 @@ where
             }
             let (t, h) = steps[n];
             let i = n - first;
+            if let Some(&record) = records.get(n) {
+                backward.select(record);
+            }
             backward.adjoint(
                 &mut *model,
                 i,

@@ -100,6 +100,15 @@ impl<S: State> SeulexWorkspace<S> {
     }
 }
 
+impl<S: State> SeulexWorkspace<S> {
+    /// The lines of the table the last step computed: after an accepted step, those its
+    /// value was extrapolated from.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn lines(&self) -> usize {
+        self.memory.lines
+    }
+}
+
 /// Why a line of the table could not be computed: the step is retried at half its size.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum LineFailure {
