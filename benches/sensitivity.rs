@@ -23,6 +23,12 @@
 //! same steps), `rodas4-differences` with the rate alone (Rodas4's own differences),
 //! `rodas4-adjoint` the gradient.
 //!
+//! And what the adjoint of a fixed-step run costs: the same `y' = W y` and `L = |y(5)|²/2`
+//! in 100 steps of 0.05, `fixed-trapezoid` the plain run of the trapezoidal rule (a
+//! [`Stepper`], its default Newton), `fixed-trapezoid-adjoint` its gradient
+//! (`Adjoint::gradient_fixed`, checkpoints every 32 steps), and `fixed-rk4`,
+//! `fixed-rk4-adjoint` the same for RK4.
+//!
 //! And under SEULEX, the same problem and gradient: `seulex` the plain solve with the
 //! model's Jacobian (the adjoint's forward solve, the same steps), `seulex-differences`
 //! with the rate alone, `seulex-adjoint` the gradient.
@@ -39,9 +45,11 @@ use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 use timestep::control::{AdaptiveMethod, IntoAdaptive};
+use timestep::sensitivity::FixedAdjointMethod;
 use timestep::sensitivity::{Adjoint, AdjointMethod, ErrorControl, Forward, Model, WithRespectTo};
 use timestep::{
-    Adaptive, Dopri5, Jacobian, Radau5, Rodas4, Seulex, Statistics, Tolerances, WithJacobian,
+    Adaptive, Dopri5, Integrator, Jacobian, Radau5, Rk4, Rodas4, Scheme, Seulex, Statistics,
+    Stepper, Tolerances, Trapezoid, WithJacobian,
 };
 
 const K: f64 = 4.0;
@@ -224,6 +232,53 @@ fn linear_adjoint(w: &[f64], interval: usize) -> Statistics {
     gradient.statistics
 }
 
+/// The fixed step of the `fixed-*` cases.
+const FIXED_DT: f64 = 0.05;
+
+/// The linear system's plain run of fixed steps by `method`, its rate as a closure.
+#[inline(never)]
+fn linear_fixed<I: Scheme>(method: I, w: &[f64]) -> Statistics {
+    let forces = |y: &[f64; 10], t: f64| {
+        let mut out = [0.0; 10];
+        Linear.rate(y, w, t, &mut out);
+        out
+    };
+    let mut y = linear::START;
+    let mut stepper = Stepper::for_state(method, &y);
+    let steps = (LINEAR_END / FIXED_DT).round() as u64;
+    for i in 0..steps {
+        let t = i as f64 * FIXED_DT;
+        stepper
+            .step(&mut y, &forces, t, FIXED_DT)
+            .expect("the linear system steps");
+    }
+    black_box(&y);
+    Statistics {
+        accepted: steps,
+        ..Statistics::default()
+    }
+}
+
+/// The gradient of `|y(5)|²/2` by the adjoint of `method`'s fixed steps.
+#[inline(never)]
+fn linear_fixed_adjoint<I: FixedAdjointMethod<[f64; 10]>>(method: &I, w: &[f64]) -> Statistics {
+    let gradient = Adjoint::new(Linear, w)
+        .expect("finite parameters")
+        .gradient_fixed(
+            method,
+            &linear::START,
+            0.0,
+            FIXED_DT,
+            &[LINEAR_END],
+            |_, _, y, out| {
+                *out = *y;
+            },
+        )
+        .expect("the linear system steps");
+    black_box(&gradient.parameters);
+    gradient.statistics
+}
+
 /// The spring without a tangent: finite differences.
 struct SpringByDifferences;
 
@@ -293,8 +348,12 @@ fn case(name: &str) -> (u64, u64) {
         "seulex" => robertson_seulex_plain(true),
         "seulex-differences" => robertson_seulex_plain(false),
         "seulex-adjoint" => robertson_seulex_adjoint(),
+        "fixed-trapezoid" => linear_fixed(Trapezoid::new(), &linear::parameters()),
+        "fixed-trapezoid-adjoint" => linear_fixed_adjoint(&Trapezoid::new(), &linear::parameters()),
+        "fixed-rk4" => linear_fixed(Rk4, &linear::parameters()),
+        "fixed-rk4-adjoint" => linear_fixed_adjoint(&Rk4, &linear::parameters()),
         _ => panic!(
-            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?} or {SEULEX_CASES:?}, not {name:?}"
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?}, {SEULEX_CASES:?} or {FIXED_CASES:?}, not {name:?}"
         ),
     };
     (statistics.accepted, statistics.rejected)
@@ -305,6 +364,12 @@ const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
 const STIFF_CASES: [&str; 2] = ["robertson", "robertson-adjoint"];
 const ROSENBROCK_CASES: [&str; 3] = ["rodas4", "rodas4-differences", "rodas4-adjoint"];
 const SEULEX_CASES: [&str; 3] = ["seulex", "seulex-differences", "seulex-adjoint"];
+const FIXED_CASES: [&str; 4] = [
+    "fixed-trapezoid",
+    "fixed-trapezoid-adjoint",
+    "fixed-rk4",
+    "fixed-rk4-adjoint",
+];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
@@ -313,7 +378,7 @@ fn benches(c: &mut Criterion) {
         .iter()
         .chain(&ROSENBROCK_CASES)
         .chain(&SEULEX_CASES);
-    for name in all.chain(stiff) {
+    for name in all.chain(stiff).chain(&FIXED_CASES) {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
@@ -346,6 +411,9 @@ fn main() {
     }
     assert_eq!(case("rodas4-adjoint"), case("rodas4"), "rodas4-adjoint");
     assert_eq!(case("seulex-adjoint"), case("seulex"), "seulex-adjoint");
+    for name in FIXED_CASES {
+        assert_eq!(case(name), (100, 0), "{name}");
+    }
     sensitivity();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -77,7 +77,7 @@ mod stacked;
 mod tolerances;
 
 #[cfg(feature = "alloc")]
-pub use adjoint::{Adjoint, AdjointMethod, Gradient};
+pub use adjoint::{Adjoint, AdjointMethod, FixedAdjointMethod, Gradient};
 pub use augmented::Augmented;
 pub use error::SensitivityError;
 pub use forward::{Forward, WithRespectTo};

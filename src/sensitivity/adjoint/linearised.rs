@@ -50,6 +50,11 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
         }
     }
 
+    /// How many parameters the model has.
+    pub(super) fn parameter_count(&self) -> usize {
+        self.parameters.len()
+    }
+
     /// Writes `f(t, y, p)` into `out`.
     pub(super) fn rate(&mut self, y: &V, t: V::Scalar, out: &mut V) {
         self.model.rate(y, self.parameters, t, out);
