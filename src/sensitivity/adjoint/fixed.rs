@@ -217,8 +217,8 @@ impl<M, P> Adjoint<M, P> {
     /// `NaN`;
     /// [`SensitivityError::StagesNotSolved`] when an implicit step's stage equation
     /// cannot be solved again to round-off (a singular `I − w c h J`, non-finite values);
-    /// [`SensitivityError::MassMatrix`] when the model gives a mass matrix to backward Euler
-    /// (the trapezoid and the midpoint rule refuse it as a failed step).
+    /// [`SensitivityError::MassMatrix`] when the model gives a mass matrix to an implicit
+    /// method (the explicit tableaus solve `y' = f` and do not ask).
     pub fn gradient_fixed<V, I, G>(
         &self,
         method: &I,
