@@ -332,7 +332,7 @@ impl<M, P> Adjoint<M, P> {
             checkpoint_states: I::CHECKPOINT_STATES,
             takes_steps_again: I::TAKES_STEPS_AGAIN,
         };
-        let (parameter_gradient, lambda) =
+        let (parameter_gradient, lambda, end) =
             sweep(&mut model, backward, recorded, y0, times, loss_gradient)?;
         let statistics = Statistics {
             accepted: steps.len() as u64,
@@ -341,7 +341,7 @@ impl<M, P> Adjoint<M, P> {
         Ok(Gradient {
             parameters: parameter_gradient,
             initial_value: lambda,
-            end: y,
+            end,
             statistics,
             adjoint_evaluations: model.evaluations,
             cotangents: model.cotangents,

@@ -172,7 +172,9 @@ pub struct Gradient<V: Vector> {
     pub parameters: Vec<V::Scalar>,
     /// `∂L/∂y(t₀)`.
     pub initial_value: V,
-    /// The state at the last sample time.
+    /// The state at the last sample time: for a method whose steps are taken again to
+    /// round-off (Radau5, the Rosenbrock methods, SEULEX, the one-stage implicit methods),
+    /// that of the steps taken again, the run differentiated, which `loss_gradient` sees.
     pub end: V,
     /// The forward solve's statistics (summed over the stretches between sample times).
     pub statistics: Statistics,
@@ -314,12 +316,12 @@ impl<M, P> Adjoint<M, P> {
             checkpoint_states: A::CHECKPOINT_STATES,
             takes_steps_again: A::TAKES_STEPS_AGAIN,
         };
-        let (parameter_gradient, lambda) =
+        let (parameter_gradient, lambda, end) =
             sweep(&mut model, backward, recorded, y0, times, loss_gradient)?;
         Ok(Gradient {
             parameters: parameter_gradient,
             initial_value: lambda,
-            end: y,
+            end,
             statistics,
             adjoint_evaluations: model.evaluations,
             cotangents: model.cotangents + forces.cotangents(),
@@ -357,8 +359,8 @@ struct Recorded<'r, V: Vector> {
 
 /// The backward sweep every run shares (adaptive or fixed-step): the steps taken again
 /// from `y0` when the method asks it, `loss_gradient` at each sample, then each stretch's
-/// states recomputed from its checkpoint and its steps taken back. Returns `∂L/∂p` and
-/// `∂L/∂y(t₀)`.
+/// states recomputed from its checkpoint and its steps taken back. Returns `∂L/∂p`,
+/// `∂L/∂y(t₀)` and the state at the last sample (of the steps taken again, if they were).
 fn sweep<V, M, B, G>(
     model: &mut Linearised<'_, V, M>,
     mut backward: B,
@@ -366,7 +368,7 @@ fn sweep<V, M, B, G>(
     y0: &V,
     times: &[V::Scalar],
     mut loss_gradient: G,
-) -> Result<(Vec<V::Scalar>, V), SensitivityError>
+) -> Result<(Vec<V::Scalar>, V, V), SensitivityError>
 where
     V: Vector,
     M: Model<V>,
@@ -413,6 +415,9 @@ where
             }
         }
     }
+    let end = samples
+        .last()
+        .map_or_else(|| y0.clone(), |(_, state)| state.clone());
     // ∂gₖ/∂y at each sample, in place of its state.
     for (k, ((_, sample), &time)) in samples.iter_mut().zip(times).enumerate() {
         let mut out = sample.zero_like();
@@ -472,7 +477,7 @@ where
     for (_, sample) in &samples[..pending] {
         lambda.add_scaled_assign(sample, V::Scalar::one());
     }
-    Ok((parameter_gradient, lambda))
+    Ok((parameter_gradient, lambda, end))
 }
 
 /// The model at fixed parameters: the forces of the forward solve, with the model's own
