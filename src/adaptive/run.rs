@@ -348,6 +348,11 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.progress.direction
     }
 
+    /// The method's workspace.
+    pub(super) fn method_workspace(&self) -> &M::Workspace {
+        &self.workspace.method
+    }
+
     /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.
     #[cfg(feature = "alloc")]
     pub(super) fn interpolant(&mut self) -> M::Interpolant {

@@ -33,6 +33,11 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
         self.run.time()
     }
 
+    /// The method's workspace after the step (what a method's adjoint records of it).
+    pub(crate) fn workspace(&self) -> &M::Workspace {
+        self.run.method_workspace()
+    }
+
     /// The state when the step began.
     #[must_use]
     pub fn start(&self) -> &S {

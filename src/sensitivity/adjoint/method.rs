@@ -72,9 +72,21 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     #[doc(hidden)]
     const MODEL_JACOBIAN: bool = false;
 
+    /// Numbers kept of every step besides its time and length (none by default; the
+    /// BDF's order, formula and the linear map between its Nordsieck arrays).
+    #[doc(hidden)]
+    const RECORD: usize = 0;
+
     /// Pushes the checkpoint of the forward solve's `step` (its start first) onto `out`.
     #[doc(hidden)]
     fn checkpoint<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<V>);
+
+    /// Pushes the [`RECORD`](AdjointMethod::RECORD) numbers of the forward solve's
+    /// accepted `step` onto `out`.
+    #[doc(hidden)]
+    fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<f64>) {
+        let _ = (step, out);
+    }
 
     /// Buffers for stretches of up to `interval` steps of states like `like`, with
     /// `parameters` parameters.
@@ -84,6 +96,19 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
 
 /// One step taken again (to recover the states of a stretch) and taken back.
 pub trait BackwardStep<V: Vector> {
+    /// The step taken again or back next is the one whose record
+    /// ([`AdjointMethod::record`]) is `record`. Nothing to do by default.
+    fn at_step(&mut self, record: &[f64]) {
+        let _ = record;
+    }
+
+    /// Writes what the method carries from step to step besides the state, as the steps
+    /// taken again from the start left it, into a stretch's checkpoint after its state
+    /// (`checkpoint[0]`, already written). Nothing to do by default.
+    fn carry(&self, checkpoint: &mut [V]) {
+        let _ = checkpoint;
+    }
+
     /// Takes again step `index` of the stretch, `(t, h)` from `y`, whose checkpoint is
     /// `checkpoint` (this step's when `index` is 0), and writes the state after it into
     /// `next` (`None` on the stretch's last step, which needs no state after it).

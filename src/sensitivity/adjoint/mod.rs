@@ -7,6 +7,7 @@
 //!   of Radau5 and of a Rosenbrock method;
 //! - `linearised.rs`: the model's rates and Jacobian products, counted.
 
+mod bdf;
 mod explicit;
 mod linearised;
 mod method;
@@ -238,6 +239,7 @@ impl<M, P> Adjoint<M, P> {
         // Forward: the steps' times, a checkpoint every `interval` steps, the state at
         // each sample.
         let mut steps: Vec<(V::Scalar, V::Scalar)> = Vec::new();
+        let mut records: Vec<f64> = Vec::new();
         let mut checkpoints: Vec<V> = Vec::new();
         let mut samples: Vec<(usize, V)> = Vec::with_capacity(times.len());
         let mut statistics = Statistics::default();
@@ -249,6 +251,7 @@ impl<M, P> Adjoint<M, P> {
                     if steps.len() % interval == 0 {
                         A::checkpoint(step, &mut checkpoints);
                     }
+                    A::record(step, &mut records);
                     steps.push((step.start_time(), step.end_time() - step.start_time()));
                 })?;
                 t = sample_time;
@@ -256,6 +259,7 @@ impl<M, P> Adjoint<M, P> {
             samples.push((steps.len(), y.clone()));
         }
 
+        let record = |n: usize| &records[n * A::RECORD..(n + 1) * A::RECORD];
         let stretch = interval.min(steps.len()).max(1);
         let mut backward = solver.method().backward(y0, stretch, parameters.len());
         let mut model = Linearised::new(&self.model, parameters, y0);
@@ -269,6 +273,7 @@ impl<M, P> Adjoint<M, P> {
                 let first = c * interval;
                 let last = (first + interval).min(steps.len());
                 checkpoint[0].assign(&carried);
+                backward.carry(checkpoint);
                 states[0].assign(&carried);
                 for (i, &(t, h)) in steps[first..last].iter().enumerate() {
                     let n = first + i;
@@ -278,6 +283,7 @@ impl<M, P> Adjoint<M, P> {
                     } else {
                         &mut carried
                     };
+                    backward.at_step(record(n));
                     backward.advance(
                         &mut model,
                         i,
@@ -324,6 +330,7 @@ impl<M, P> Adjoint<M, P> {
                     None
                 };
                 let (t, h) = steps[n];
+                backward.at_step(record(n));
                 backward.advance(&mut model, i, checkpoint, &done[i], t, h, next)?;
             }
             for n in (first..last).rev() {
@@ -333,6 +340,7 @@ impl<M, P> Adjoint<M, P> {
                 }
                 let (t, h) = steps[n];
                 let i = n - first;
+                backward.at_step(record(n));
                 backward.adjoint(
                     &mut model,
                     i,
