@@ -23,6 +23,10 @@
 //! same steps), `rodas4-differences` with the rate alone (Rodas4's own differences),
 //! `rodas4-adjoint` the gradient.
 //!
+//! And under the BDF, the same problem and gradient: `bdf` the plain solve (the BDF's own
+//! difference Jacobian, as in the adjoint's forward solve, so the same steps),
+//! `bdf-adjoint` the gradient.
+//!
 //! With `SENSITIVITY_PROFILE` set to one of the cases' names the binary runs
 //! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
 //! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
@@ -34,8 +38,11 @@
 use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
-use timestep::sensitivity::{Adjoint, ErrorControl, Forward, Model, WithRespectTo};
-use timestep::{Adaptive, Dopri5, Jacobian, Radau5, Rodas4, Statistics, Tolerances, WithJacobian};
+use timestep::control::IntoAdaptive;
+use timestep::sensitivity::{Adjoint, AdjointMethod, ErrorControl, Forward, Model, WithRespectTo};
+use timestep::{
+    Adaptive, Bdf, Dopri5, Jacobian, Radau5, Rodas4, Statistics, Tolerances, WithJacobian,
+};
 
 const K: f64 = 4.0;
 const B: f64 = 0.5;
@@ -60,9 +67,12 @@ use robertson::{ROBERTSON_K, Robertson};
 const ROBERTSON_END: f64 = 400.0;
 const ROBERTSON_TOLERANCES: Tolerances = Tolerances::new(1e-6, 1e-10);
 
-/// Robertson's plain solve under Radau5, its rate as a closure.
+/// Robertson's plain solve under `method` (Radau5, the BDF), its rate as a closure.
 #[inline(never)]
-fn robertson_plain() -> Statistics {
+fn robertson_plain<I: IntoAdaptive>(method: I) -> Statistics
+where
+    I::Method: AdjointMethod<[f64; 3]>,
+{
     let theta = ROBERTSON_K.map(f64::ln);
     let forces = |y: &[f64; 3], t: f64| {
         let mut out = [0.0; 3];
@@ -70,16 +80,20 @@ fn robertson_plain() -> Statistics {
         out
     };
     let mut y = [1.0, 0.0, 0.0];
-    Adaptive::new(Radau5::new())
+    Adaptive::new(method)
         .with_tolerances(ROBERTSON_TOLERANCES)
         .solve(&mut y, &forces, 0.0, ROBERTSON_END)
         .expect("Robertson solves")
 }
 
-/// The gradient of `c(400)` with respect to `ln k` and the initial values, under Radau5.
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under `method`
+/// (Radau5, the BDF).
 #[inline(never)]
-fn robertson_adjoint() -> Statistics {
-    let mut solver = Adaptive::new(Radau5::new()).with_tolerances(ROBERTSON_TOLERANCES);
+fn robertson_adjoint<I: IntoAdaptive>(method: I) -> Statistics
+where
+    I::Method: AdjointMethod<[f64; 3]>,
+{
+    let mut solver = Adaptive::new(method).with_tolerances(ROBERTSON_TOLERANCES);
     let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
         .expect("finite parameters")
         .gradient(
@@ -246,13 +260,15 @@ fn case(name: &str) -> (u64, u64) {
         "linear" => linear_plain(&linear::parameters()),
         "adjoint" => linear_adjoint(&linear::parameters(), 32),
         "adjoint-all" => linear_adjoint(&linear::parameters(), 1),
-        "robertson" => robertson_plain(),
-        "robertson-adjoint" => robertson_adjoint(),
+        "robertson" => robertson_plain(Radau5::new()),
+        "robertson-adjoint" => robertson_adjoint(Radau5::new()),
         "rodas4" => robertson_rodas4_plain(true),
         "rodas4-differences" => robertson_rodas4_plain(false),
         "rodas4-adjoint" => robertson_rodas4_adjoint(),
+        "bdf" => robertson_plain(Bdf::new()),
+        "bdf-adjoint" => robertson_adjoint(Bdf::new()),
         _ => panic!(
-            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?} or {ROSENBROCK_CASES:?}, not {name:?}"
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?} or {BDF_CASES:?}, not {name:?}"
         ),
     };
     (statistics.accepted, statistics.rejected)
@@ -262,11 +278,16 @@ const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
 const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
 const STIFF_CASES: [&str; 2] = ["robertson", "robertson-adjoint"];
 const ROSENBROCK_CASES: [&str; 3] = ["rodas4", "rodas4-differences", "rodas4-adjoint"];
+const BDF_CASES: [&str; 2] = ["bdf", "bdf-adjoint"];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
     let all = CASES.iter().chain(&ADJOINT_CASES);
-    for name in all.chain(&STIFF_CASES).chain(&ROSENBROCK_CASES) {
+    for name in all
+        .chain(&STIFF_CASES)
+        .chain(&ROSENBROCK_CASES)
+        .chain(&BDF_CASES)
+    {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
@@ -298,6 +319,7 @@ fn main() {
         assert_eq!(case(name), case("robertson"), "{name}");
     }
     assert_eq!(case("rodas4-adjoint"), case("rodas4"), "rodas4-adjoint");
+    assert_eq!(case("bdf-adjoint"), case("bdf"), "bdf-adjoint");
     sensitivity();
     Criterion::default().configure_from_args().final_summary();
 }

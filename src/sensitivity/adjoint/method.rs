@@ -9,9 +9,10 @@ use alloc::vec::Vec;
 
 /// A method with error control whose discrete adjoint [`Adjoint`](super::Adjoint) knows:
 /// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …),
-/// [`Radau5`](crate::Radau5) and the [`Rosenbrock`](crate::Rosenbrock) methods
+/// [`Radau5`](crate::Radau5), the [`Rosenbrock`](crate::Rosenbrock) methods
 /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
-/// them). The forward solve and the backward sweep, with its
+/// them) and the [`Bdf`](crate::Bdf) (whose linear solver and structure the adjoint does
+/// not use: its steps are taken again and back with dense LU). The forward solve and the backward sweep, with its
 /// checkpoints, are one driver for all; the method says what a checkpoint keeps and how
 /// one step is taken again and taken back.
 ///
@@ -19,12 +20,13 @@ use alloc::vec::Vec;
 ///
 /// # Example
 ///
-/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5 and by Rodas4:
+/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5, by Rodas4 and by the
+/// BDF:
 /// `L = y(t)` has `∂L/∂k = −t y(t)`.
 ///
 /// ```
 /// use timestep::sensitivity::{Adjoint, Model};
-/// use timestep::{Adaptive, Radau5, Rodas4, Tolerances};
+/// use timestep::{Adaptive, Bdf, Radau5, Rodas4, Tolerances};
 ///
 /// struct Decay;
 /// impl Model<f64> for Decay {
@@ -45,6 +47,11 @@ use alloc::vec::Vec;
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
 ///
 /// let mut solver = Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
+/// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
+/// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
+///
+/// let mut solver = Adaptive::new(Bdf::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
 /// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
 /// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);

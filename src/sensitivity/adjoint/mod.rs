@@ -1,10 +1,11 @@
 //! [`Adjoint`]: the gradient of a function of the solution, by the discrete adjoint of the
-//! method that solved it (an explicit pair, Radau5 or a Rosenbrock method), with
+//! method that solved it (an explicit pair, Radau5, a Rosenbrock method or the BDF), with
 //! checkpoints.
 //!
 //! - `method.rs`: what a method gives the one driver here ([`AdjointMethod`]);
 //! - `explicit.rs`, `radau5.rs`, `rosenbrock.rs`: the backward step of an explicit pair,
 //!   of Radau5 and of a Rosenbrock method;
+//! - `bdf.rs`: the backward step of the BDF;
 //! - `linearised.rs`: the model's rates and Jacobian products, counted.
 
 mod bdf;
@@ -31,7 +32,7 @@ use num_traits::{Float, One, Zero};
 /// the discrete adjoint of the method that solved it: an explicit pair
 /// ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …), [`Radau5`](crate::Radau5) or a
 /// [`Rosenbrock`](crate::Rosenbrock) method ([`Rodas4`](crate::Rodas4),
-/// [`Ros3p`](crate::Ros3p); see [`AdjointMethod`]).
+/// [`Ros3p`](crate::Ros3p)) or the [`Bdf`](crate::Bdf) (see [`AdjointMethod`]).
 ///
 /// A forward solve with the method under error control records its steps; the adjoint then
 /// runs the steps backwards. For one step of an explicit pair `y₊ = y + h Σᵢ bᵢ kᵢ` with stages
@@ -81,6 +82,30 @@ use num_traits::{Float, One, Zero};
 /// with neither cotangent nor tangent gets `J` by differences, and the second-order term
 /// is then noise of about `ε^(1/6)` relative: give a cotangent. Costs, on Robertson's
 /// kinetics under Rodas4: about 6.4 plain solves.
+///
+/// **The BDF.** CVODE's variable-order, variable-step BDF in fixed-leading-coefficient
+/// Nordsieck form (Hindmarsh et al., ACM TOMS 31 (2005) 363–396, §2.1) is differentiated as
+/// it ran, with its steps, orders and formulas held fixed (the discrete adjoint, as Sandu
+/// derives it for multistep methods, *Reverse automatic differentiation of linear multistep
+/// methods*, LNCSE 64 (2008) 1–12; CVODES's adjoint, Serban and Hindmarsh, ASME 2005, is
+/// instead the continuous one, the adjoint equation solved by its own BDF). Between two
+/// accepted steps every operation on the Nordsieck array but the correction is linear
+/// (rescalings by `ηʲ`, failed attempts included, order changes, Pascal's predictor,
+/// `zⱼ += lⱼ Δ`): the forward solve records, per step, that map (a `5 × 6` matrix on the
+/// columns and the correction saved for an order increase), the order, `l`, and whether the
+/// array restarted from `z₁ = h f(t, y)`. The corrector `Δ = γ f(t + h, y₍₀₎ + Δ) − z₁₍₀₎/l₁`
+/// is the one non-linear part: its adjoint is one transposed solve `(I − γJ)ᵀ u = w` at the
+/// step's end by dense LU of `n × n` (for small and moderate `n`) and one cotangent, then
+/// the linear maps transposed; a restart adds a cotangent at the step's start (the
+/// derivation is in `src/sensitivity/adjoint/bdf.rs`). As for Radau5, the forward Newton
+/// iteration stops at a tolerance, so every step is taken again from `y0` with its
+/// corrector solved to round-off (Newton's method with the exact `I − γJ`), and the
+/// samples are those states; the gradient is the exact derivative of that map (checked
+/// against its differences to 10⁻¹⁰ across orders 1 to 5). A checkpoint keeps the whole
+/// array (seven states: `y`, `z₁ … z₅`, the saved correction), a step 44 numbers more.
+/// Each stretch between sample times is a run of its own, which restarts the BDF at order
+/// 1. The adjoint does not take a mass matrix ([`Model::mass_matrix`] is not read): it
+/// solves `y' = f`. Costs, on Robertson's kinetics: see BENCHMARKS.md.
 ///
 /// **Checkpoints.** The forward solve keeps the state at every `K`-th step
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the
@@ -147,7 +172,8 @@ pub struct Gradient<V: Vector> {
     /// Cotangents taken (one per stage with a weight, and step; for Radau5 also one per
     /// row of each stage Jacobian; for a Rosenbrock method also one per row of each
     /// step's Jacobian, forward and backward, two per stage for the second-order term
-    /// and two for `f_t`).
+    /// and two for `f_t`; for the BDF one per step, one more per restart, and one per
+    /// row of each Jacobian of the steps taken again and back).
     pub cotangents: u64,
 }
 
@@ -199,9 +225,9 @@ impl<M, P> Adjoint<M, P> {
     /// empty or not ordered forward from `t0` (each at or after the one before, the first
     /// at or after `t0`); [`SensitivityError::Solve`] when the forward solve stops (too
     /// many steps, a step too small, a non-finite rate: the solver's error says which);
-    /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step
-    /// cannot be solved again to round-off (a non-finite Jacobian, a singular matrix), or
-    /// a Rosenbrock step taken again meets a singular or non-finite `I − hγJ` or
+    /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step, or
+    /// the BDF's corrector, cannot be solved again to round-off (a non-finite Jacobian, a
+    /// singular matrix), or a Rosenbrock step taken again meets a singular or non-finite `I − hγJ` or
     /// non-finite stages.
     pub fn gradient<V, A, G>(
         &self,
