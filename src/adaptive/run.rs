@@ -349,8 +349,8 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     }
 
     /// The method's workspace.
-    pub(super) fn method_workspace(&self) -> &M::Workspace {
-        &self.workspace.method
+    pub(super) fn method_workspace(&mut self) -> &mut M::Workspace {
+        &mut self.workspace.method
     }
 
     /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.

@@ -52,7 +52,7 @@
 use super::linearised::Linearised;
 use super::method::{AdjointMethod, BackwardStep, private::Sealed};
 use crate::adaptive::Step;
-use crate::integrators::implicit::bdf::tape::{SAVED, Tape};
+use crate::integrators::implicit::bdf::tape::SAVED;
 use crate::linalg::dense;
 use crate::sensitivity::{Model, SensitivityError};
 use crate::{Bdf, Forces, Scalar, Vector};
@@ -94,12 +94,15 @@ impl<V: Vector> AdjointMethod<V> for Bdf {
     }
 
     fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<f64>) {
-        let tape = step.workspace().tape();
+        let (tape, order, l) = step.workspace().tape();
         let flag = |on: bool| if on { 1.0 } else { 0.0 };
-        out.extend([flag(tape.restart), tape.order as f64, flag(tape.saved)]);
-        out.extend(tape.l);
-        for row in &tape.transfer[1..] {
-            out.extend(row);
+        out.extend([flag(tape.restarted()), order as f64, flag(tape.saved())]);
+        out.extend(l);
+        for j in 1..=MAX_ORDER {
+            match tape.transfer() {
+                Some(transfer) => out.extend(transfer[j]),
+                None => out.extend((0..COLUMNS).map(|k| flag(k == j))),
+            }
         }
     }
 
@@ -109,7 +112,7 @@ impl<V: Vector> AdjointMethod<V> for Bdf {
         let zeros = |count| vec![like.zero_like(); count];
         BdfBackward {
             n,
-            tape: Tape::default(),
+            tape: Record::default(),
             array: zeros(COLUMNS),
             transferred: zeros(MAX_ORDER + 1),
             predicted: zeros(MAX_ORDER + 1),
@@ -129,12 +132,27 @@ impl<V: Vector> AdjointMethod<V> for Bdf {
     }
 }
 
+/// One step's record, read back.
+#[derive(Clone, Copy, Debug, Default)]
+struct Record {
+    /// The array restarted from `z₁ = h f(t, y)`.
+    restart: bool,
+    /// The order `q` and the formula's `l`.
+    order: usize,
+    l: [f64; MAX_ORDER + 1],
+    /// The step saved its correction.
+    saved: bool,
+    /// Rows `1 … q`: the array before the prediction from the last accepted one's
+    /// columns `1 … 5` and its saved correction (row 0 unused).
+    transfer: [[f64; COLUMNS]; MAX_ORDER + 1],
+}
+
 /// The Nordsieck array carried through a stretch, the ends of its steps, and the
 /// adjoint's buffers.
 pub struct BdfBackward<V: Vector> {
     n: usize,
     /// The record of the step taken again or back.
-    tape: Tape,
+    tape: Record,
     /// After the last step taken again: `z₁ … z₅` at 1 … 5, the saved correction at 6
     /// (slot 0 unused).
     array: Vec<V>,

@@ -141,10 +141,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         if rises {
             workspace.saved.assign(&workspace.correction);
         }
-        let tape = &mut workspace.tape;
-        (tape.order, tape.l, tape.saved) = (q, l, save || rises);
-        workspace.last_tape = *tape;
-        workspace.tape.begin();
+        workspace.tape.accept(save || rises);
         Ok(error)
     }
 

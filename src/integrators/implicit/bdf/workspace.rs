@@ -94,8 +94,6 @@ pub struct BdfWorkspace<S: State> {
     /// first its adjoint would see).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(super) tape: Tape,
-    #[cfg_attr(feature = "serde", serde(skip))]
-    pub(super) last_tape: Tape,
 }
 
 impl<S: State> BdfWorkspace<S> {
@@ -151,13 +149,14 @@ impl<S: State> BdfWorkspace<S> {
             settled: false,
             index_two: n,
             tape: Tape::default(),
-            last_tape: Tape::default(),
         }
     }
 
-    /// What maps the array before the last accepted step to the one it corrected.
-    pub(crate) fn tape(&self) -> &Tape {
-        &self.last_tape
+    /// What maps the array before the last accepted step to the one it corrected, and
+    /// that step's order and formula's `l`; the next steps' maps are tracked from now on.
+    pub(crate) fn tape(&mut self) -> (&Tape, usize, &[f64; MAX_ORDER + 1]) {
+        self.tape.record();
+        (&self.tape, self.memory.order, &self.memory.formula.l)
     }
 
     /// Asks the forces for their mass matrix, once per workspace, in the layout of the
