@@ -349,6 +349,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     }
 
     /// The method's workspace.
+    #[cfg(feature = "alloc")]
     pub(super) fn method_workspace(&mut self) -> &mut M::Workspace {
         &mut self.workspace.method
     }

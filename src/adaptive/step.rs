@@ -34,6 +34,7 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
     }
 
     /// The method's workspace after the step (what a method's adjoint records of it).
+    #[cfg(feature = "alloc")]
     pub(crate) fn workspace(&mut self) -> &mut M::Workspace {
         self.run.method_workspace()
     }

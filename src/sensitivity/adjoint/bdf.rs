@@ -161,7 +161,7 @@ pub struct BdfBackward<V: Vector> {
     predicted: Vec<V>,
     /// `y₊` of each step of the stretch.
     ends: Vec<V>,
-    /// The correction `Δ`, a rate, and the Newton update.
+    /// The correction `Δ` and the rate at the iterate.
     delta: V,
     rate: V,
     /// `∂L/∂zⱼ` (1 … 5) and `∂L/∂s` (6) after the step taken back (slot 0 unused).
@@ -170,7 +170,8 @@ pub struct BdfBackward<V: Vector> {
     scratch: Vec<V>,
     weight: V,
     mu: V,
-    /// `J` row-major, `I − γJ` factored, its pivots, and an `n`-vector.
+    /// `J` row-major, `I − γJ` factored, its pivots, and an `n`-vector (a Newton
+    /// residual and update, `w` and `u`).
     jacobian: Vec<V::Scalar>,
     matrix: Vec<V::Scalar>,
     pivots: Vec<usize>,
@@ -332,11 +333,10 @@ impl<V: Vector> BackwardStep<V> for BdfBackward<V> {
         end.assign(y);
         end.add_scaled_assign(&self.predicted[0], one);
         end.add_scaled_assign(&self.delta, one);
-        for j in 1..=MAX_ORDER {
-            let column = &mut self.array[j];
+        for (j, (column, &lj)) in self.array.iter_mut().zip(&l).enumerate().skip(1) {
             if j <= q {
                 column.assign(&self.predicted[j]);
-                column.add_scaled_assign(&self.delta, V::Scalar::from_f64(l[j]));
+                column.add_scaled_assign(&self.delta, V::Scalar::from_f64(lj));
             } else {
                 column.set_zero();
             }
@@ -368,9 +368,8 @@ impl<V: Vector> BackwardStep<V> for BdfBackward<V> {
         let end_time = t + h;
         // w = λ + Σⱼ lⱼ ζⱼ (+ σ when the step saved Δ, which then leaves s unread).
         self.weight.assign(lambda);
-        for j in 1..=q {
-            self.weight
-                .add_scaled_assign(&self.adjoint[j], V::Scalar::from_f64(l[j]));
+        for (zeta, &lj) in self.adjoint[1..=q].iter().zip(&l[1..]) {
+            self.weight.add_scaled_assign(zeta, V::Scalar::from_f64(lj));
         }
         if self.tape.saved {
             self.weight.add_scaled_assign(&self.adjoint[SAVED], one);

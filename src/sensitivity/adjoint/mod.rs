@@ -103,9 +103,9 @@ use num_traits::{Float, One, Zero};
 /// samples are those states; the gradient is the exact derivative of that map (checked
 /// against its differences to 10⁻¹⁰ across orders 1 to 5). A checkpoint keeps the whole
 /// array (seven states: `y`, `z₁ … z₅`, the saved correction), a step 44 numbers more.
-/// Each stretch between sample times is a run of its own, which restarts the BDF at order
-/// 1. The adjoint does not take a mass matrix ([`Model::mass_matrix`] is not read): it
-/// solves `y' = f`. Costs, on Robertson's kinetics: see BENCHMARKS.md.
+/// Each stretch between sample times is a run of its own, which restarts the BDF at the
+/// first order. The adjoint does not take a mass matrix ([`Model::mass_matrix`] is not
+/// read): it solves `y' = f`. Costs, on Robertson's kinetics: see BENCHMARKS.md.
 ///
 /// **Checkpoints.** The forward solve keeps the state at every `K`-th step
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the

@@ -49,22 +49,26 @@ impl Tape {
     }
 
     /// Tracks the transfer from the next step on.
+    #[cfg(feature = "alloc")]
     pub(crate) fn record(&mut self) {
         self.recording = true;
     }
 
     /// The last accepted step restarted its array from the rate.
+    #[cfg(feature = "alloc")]
     pub(crate) fn restarted(&self) -> bool {
         self.last[1]
     }
 
     /// The last accepted step saved its correction.
+    #[cfg(feature = "alloc")]
     pub(crate) fn saved(&self) -> bool {
         self.last[2]
     }
 
     /// The last accepted step's transfer, `None` for the identity (its rows above its
     /// order unused).
+    #[cfg(feature = "alloc")]
     pub(crate) fn transfer(&self) -> Option<&[[f64; MAX_ORDER + 2]; MAX_ORDER + 1]> {
         self.last[0].then_some(&self.transfer)
     }

@@ -154,6 +154,7 @@ impl<S: State> BdfWorkspace<S> {
 
     /// What maps the array before the last accepted step to the one it corrected, and
     /// that step's order and formula's `l`; the next steps' maps are tracked from now on.
+    #[cfg(feature = "alloc")]
     pub(crate) fn tape(&mut self) -> (&Tape, usize, &[f64; MAX_ORDER + 1]) {
         self.tape.record();
         (&self.tape, self.memory.order, &self.memory.formula.l)
