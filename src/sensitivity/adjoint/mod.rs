@@ -113,10 +113,13 @@ use num_traits::{Float, One, Zero};
 /// checkpoint, then each step's stages. Memory: `⌈N/K⌉ + K` states for `N` steps, two
 /// scalars per step, one state per sample time, and `3s + 6` states of scratch for an
 /// `s`-stage pair (for Radau5 three more states per checkpoint, the stages of a stretch,
-/// `3K` states, and `12 n²` numbers); nothing is allocated per step. Work for a pair: the
-/// forward solve, then about two more evaluations and one cotangent per stage and step
-/// (one evaluation fewer with `K = 1`, which keeps every state); for Radau5, two Newton
-/// solves of each step's stages (one for the stretch's last) and one transposed system.
+/// `3K` states, and `12 n²` numbers; for the BDF six more states per checkpoint, the ends
+/// of a stretch's steps, `K` states, 44 numbers per step and `2n²` numbers); nothing is
+/// allocated per step. Work for a pair: the forward solve, then about two more
+/// evaluations and one cotangent per stage and step (one evaluation fewer with `K = 1`,
+/// which keeps every state); for Radau5, two Newton solves of each step's stages (one for
+/// the stretch's last) and one transposed system; for the BDF, two Newton solves of each
+/// corrector (one for the stretch's last) and one transposed `n × n` system.
 ///
 /// # Example
 ///
