@@ -23,6 +23,16 @@
 //! same steps), `rodas4-differences` with the rate alone (Rodas4's own differences),
 //! `rodas4-adjoint` the gradient.
 //!
+//! And what the adjoint of a fixed-step run costs: the same `y' = W y` and `L = |y(5)|²/2`
+//! in 100 steps of 0.05, `fixed-trapezoid` the plain run of the trapezoidal rule (a
+//! [`Stepper`], its default Newton), `fixed-trapezoid-adjoint` its gradient
+//! (`Adjoint::gradient_fixed`, checkpoints every 32 steps), and `fixed-rk4`,
+//! `fixed-rk4-adjoint` the same for RK4.
+//!
+//! And under SEULEX, the same problem and gradient: `seulex` the plain solve with the
+//! model's Jacobian (the adjoint's forward solve, the same steps), `seulex-differences`
+//! with the rate alone, `seulex-adjoint` the gradient.
+//!
 //! And under the BDF, the same problem and gradient: `bdf` the plain solve (the BDF's own
 //! difference Jacobian, as in the adjoint's forward solve, so the same steps),
 //! `bdf-adjoint` the gradient.
@@ -38,10 +48,12 @@
 use criterion::{Criterion, criterion_group};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
-use timestep::control::IntoAdaptive;
+use timestep::control::{AdaptiveMethod, IntoAdaptive};
+use timestep::sensitivity::FixedAdjointMethod;
 use timestep::sensitivity::{Adjoint, AdjointMethod, ErrorControl, Forward, Model, WithRespectTo};
 use timestep::{
-    Adaptive, Bdf, Dopri5, Jacobian, Radau5, Rodas4, Statistics, Tolerances, WithJacobian,
+    Adaptive, Bdf, Dopri5, Integrator, Jacobian, Radau5, Rk4, Rodas4, Scheme, Seulex, Statistics,
+    Stepper, Tolerances, Trapezoid, WithJacobian,
 };
 
 const K: f64 = 4.0;
@@ -112,6 +124,16 @@ where
 /// cotangent) or Rodas4's differences.
 #[inline(never)]
 fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
+    robertson_linearly_implicit_plain(Rodas4, model_jacobian)
+}
+
+/// Robertson's plain solve under a linearly implicit `method` (Rodas4, SEULEX), with the
+/// model's Jacobian (the rows of its cotangent) or the method's differences.
+fn robertson_linearly_implicit_plain<I>(method: I, model_jacobian: bool) -> Statistics
+where
+    I: IntoAdaptive,
+    I::Method: AdaptiveMethod<[f64; 3]>,
+{
     let theta = ROBERTSON_K.map(f64::ln);
     let rate = |y: &[f64; 3], t: f64| {
         let mut out = [0.0; 3];
@@ -130,7 +152,7 @@ fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
         }
     };
     let mut y = [1.0, 0.0, 0.0];
-    let mut solver = Adaptive::new(Rodas4).with_tolerances(ROBERTSON_TOLERANCES);
+    let mut solver = Adaptive::new(method).with_tolerances(ROBERTSON_TOLERANCES);
     if model_jacobian {
         solver.solve(
             &mut y,
@@ -147,7 +169,29 @@ fn robertson_rodas4_plain(model_jacobian: bool) -> Statistics {
 /// The gradient of `c(400)` with respect to `ln k` and the initial values, under Rodas4.
 #[inline(never)]
 fn robertson_rodas4_adjoint() -> Statistics {
-    let mut solver = Adaptive::new(Rodas4).with_tolerances(ROBERTSON_TOLERANCES);
+    robertson_linearly_implicit_adjoint(Rodas4)
+}
+
+/// Robertson's plain solve under SEULEX, with the model's Jacobian or SEULEX's
+/// differences.
+#[inline(never)]
+fn robertson_seulex_plain(model_jacobian: bool) -> Statistics {
+    robertson_linearly_implicit_plain(Seulex::new(), model_jacobian)
+}
+
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under SEULEX.
+#[inline(never)]
+fn robertson_seulex_adjoint() -> Statistics {
+    robertson_linearly_implicit_adjoint(Seulex::new())
+}
+
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under `method`.
+fn robertson_linearly_implicit_adjoint<I>(method: I) -> Statistics
+where
+    I: IntoAdaptive,
+    I::Method: AdjointMethod<[f64; 3]>,
+{
+    let mut solver = Adaptive::new(method).with_tolerances(ROBERTSON_TOLERANCES);
     let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
         .expect("finite parameters")
         .gradient(
@@ -195,6 +239,53 @@ fn linear_adjoint(w: &[f64], interval: usize) -> Statistics {
             },
         )
         .expect("the linear system solves");
+    black_box(&gradient.parameters);
+    gradient.statistics
+}
+
+/// The fixed step of the `fixed-*` cases.
+const FIXED_DT: f64 = 0.05;
+
+/// The linear system's plain run of fixed steps by `method`, its rate as a closure.
+#[inline(never)]
+fn linear_fixed<I: Scheme>(method: I, w: &[f64]) -> Statistics {
+    let forces = |y: &[f64; 10], t: f64| {
+        let mut out = [0.0; 10];
+        Linear.rate(y, w, t, &mut out);
+        out
+    };
+    let mut y = linear::START;
+    let mut stepper = Stepper::for_state(method, &y);
+    let steps = (LINEAR_END / FIXED_DT).round() as u64;
+    for i in 0..steps {
+        let t = i as f64 * FIXED_DT;
+        stepper
+            .step(&mut y, &forces, t, FIXED_DT)
+            .expect("the linear system steps");
+    }
+    black_box(&y);
+    Statistics {
+        accepted: steps,
+        ..Statistics::default()
+    }
+}
+
+/// The gradient of `|y(5)|²/2` by the adjoint of `method`'s fixed steps.
+#[inline(never)]
+fn linear_fixed_adjoint<I: FixedAdjointMethod<[f64; 10]>>(method: &I, w: &[f64]) -> Statistics {
+    let gradient = Adjoint::new(Linear, w)
+        .expect("finite parameters")
+        .gradient_fixed(
+            method,
+            &linear::START,
+            0.0,
+            FIXED_DT,
+            &[LINEAR_END],
+            |_, _, y, out| {
+                *out = *y;
+            },
+        )
+        .expect("the linear system steps");
     black_box(&gradient.parameters);
     gradient.statistics
 }
@@ -265,10 +356,17 @@ fn case(name: &str) -> (u64, u64) {
         "rodas4" => robertson_rodas4_plain(true),
         "rodas4-differences" => robertson_rodas4_plain(false),
         "rodas4-adjoint" => robertson_rodas4_adjoint(),
+        "seulex" => robertson_seulex_plain(true),
+        "seulex-differences" => robertson_seulex_plain(false),
+        "seulex-adjoint" => robertson_seulex_adjoint(),
+        "fixed-trapezoid" => linear_fixed(Trapezoid::new(), &linear::parameters()),
+        "fixed-trapezoid-adjoint" => linear_fixed_adjoint(&Trapezoid::new(), &linear::parameters()),
+        "fixed-rk4" => linear_fixed(Rk4, &linear::parameters()),
+        "fixed-rk4-adjoint" => linear_fixed_adjoint(&Rk4, &linear::parameters()),
         "bdf" => robertson_plain(Bdf::new()),
         "bdf-adjoint" => robertson_adjoint(Bdf::new()),
         _ => panic!(
-            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?} or {BDF_CASES:?}, not {name:?}"
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?}, {SEULEX_CASES:?}, {FIXED_CASES:?} or {BDF_CASES:?}, not {name:?}"
         ),
     };
     (statistics.accepted, statistics.rejected)
@@ -278,16 +376,24 @@ const CASES: [&str; 5] = ["plain", "p1", "p2", "p4", "p2-fd"];
 const ADJOINT_CASES: [&str; 3] = ["linear", "adjoint", "adjoint-all"];
 const STIFF_CASES: [&str; 2] = ["robertson", "robertson-adjoint"];
 const ROSENBROCK_CASES: [&str; 3] = ["rodas4", "rodas4-differences", "rodas4-adjoint"];
+const SEULEX_CASES: [&str; 3] = ["seulex", "seulex-differences", "seulex-adjoint"];
+const FIXED_CASES: [&str; 4] = [
+    "fixed-trapezoid",
+    "fixed-trapezoid-adjoint",
+    "fixed-rk4",
+    "fixed-rk4-adjoint",
+];
 const BDF_CASES: [&str; 2] = ["bdf", "bdf-adjoint"];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
     let all = CASES.iter().chain(&ADJOINT_CASES);
-    for name in all
-        .chain(&STIFF_CASES)
+    let stiff = STIFF_CASES
+        .iter()
         .chain(&ROSENBROCK_CASES)
-        .chain(&BDF_CASES)
-    {
+        .chain(&SEULEX_CASES)
+        .chain(&BDF_CASES);
+    for name in all.chain(stiff).chain(&FIXED_CASES) {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
     group.finish();
@@ -319,6 +425,10 @@ fn main() {
         assert_eq!(case(name), case("robertson"), "{name}");
     }
     assert_eq!(case("rodas4-adjoint"), case("rodas4"), "rodas4-adjoint");
+    assert_eq!(case("seulex-adjoint"), case("seulex"), "seulex-adjoint");
+    for name in FIXED_CASES {
+        assert_eq!(case(name), (100, 0), "{name}");
+    }
     assert_eq!(case("bdf-adjoint"), case("bdf"), "bdf-adjoint");
     sensitivity();
     Criterion::default().configure_from_args().final_summary();

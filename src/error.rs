@@ -231,7 +231,8 @@ pub enum StepError {
     /// (index 2 or 3), [`Bdf::with_index_two`](crate::Bdf::with_index_two) (index 2).
     IndexAboveOne,
     /// A method that solves `y' = f(t, y)` only ([`Trapezoid`](crate::Trapezoid),
-    /// [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark)) was
+    /// [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark),
+    /// [`Seulex`](crate::Seulex)) was
     /// given forces with a mass matrix ([`Forces::mass_matrix`](crate::Forces::mass_matrix)):
     /// it refuses them rather than solve another system than the one stated. Solve
     /// `M y' = f(t, y)` with [`BackwardEuler`](crate::BackwardEuler),

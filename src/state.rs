@@ -845,8 +845,8 @@ pub trait Forces<S: State> {
     /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p); index 1, as rodas.f with
     /// `IMAS = 1`) and [`BackwardEuler`](crate::BackwardEuler) (index 1, and 2 or 3 with
     /// [`BackwardEuler::with_higher_index`](crate::BackwardEuler::with_higher_index),
-    /// solving `M (y₁ − y₀) = dt f(t₁, y₁)`). The trapezoidal and implicit midpoint rules and
-    /// Newmark-β refuse it ([`StepError::MassUnsupported`](crate::StepError::MassUnsupported));
+    /// solving `M (y₁ − y₀) = dt f(t₁, y₁)`). The trapezoidal and implicit midpoint rules,
+    /// Newmark-β and [`Seulex`](crate::Seulex) refuse it ([`StepError::MassUnsupported`](crate::StepError::MassUnsupported));
     /// the explicit methods solve `y' = f(t, y)` and ignore it.
     /// See [`WithMass`](crate::WithMass) to give a closure one, and its section on a mass
     /// `M(t, y)` that depends on the time or the state (rewritten with `z = y'` as a

@@ -241,7 +241,12 @@ where
 
 /// The number of steps from `t0` to `t1` in steps of `dt` (all `f64`, widened exactly from
 /// the state's scalar, whose machine epsilon is `epsilon`), and the length of the last.
-fn plan<E: Scalar>(t0: f64, t1: f64, dt: f64, epsilon: E) -> Result<(usize, f64), StepError> {
+pub(crate) fn plan<E: Scalar>(
+    t0: f64,
+    t1: f64,
+    dt: f64,
+    epsilon: E,
+) -> Result<(usize, f64), StepError> {
     let span = t1 - t0;
     if span == 0.0 {
         return Ok((0, dt));

@@ -348,17 +348,23 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.progress.direction
     }
 
-    /// The method's workspace.
-    #[cfg(feature = "alloc")]
-    pub(super) fn method_workspace(&mut self) -> &mut M::Workspace {
-        &mut self.workspace.method
-    }
-
     /// The last accepted step's interpolant, for a [`Solution`](super::Solution) to keep.
     #[cfg(feature = "alloc")]
     pub(super) fn interpolant(&mut self) -> M::Interpolant {
         self.ready_dense();
         self.method.interpolant(&self.workspace.method)
+    }
+
+    /// The method's workspace.
+    #[cfg(feature = "alloc")]
+    pub(super) fn method_workspace(&self) -> &M::Workspace {
+        &self.workspace.method
+    }
+
+    /// The method's workspace, to change (an adjoint's record asks it to keep more).
+    #[cfg(feature = "alloc")]
+    pub(super) fn method_workspace_mut(&mut self) -> &mut M::Workspace {
+        &mut self.workspace.method
     }
 
     /// The last accepted step's full length (more than the state's time less its start

@@ -21,6 +21,18 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
         self.run
     }
 
+    /// The method's workspace after the step, for what an adjoint keeps of it.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn method_workspace(&self) -> &M::Workspace {
+        self.run.method_workspace()
+    }
+
+    /// The same, to change (the BDF's records ask it to track more).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn method_workspace_mut(&mut self) -> &mut M::Workspace {
+        self.run.method_workspace_mut()
+    }
+
     /// When the step began.
     #[must_use]
     pub fn start_time(&self) -> S::Scalar {
@@ -31,12 +43,6 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
     #[must_use]
     pub fn end_time(&self) -> S::Scalar {
         self.run.time()
-    }
-
-    /// The method's workspace after the step (what a method's adjoint records of it).
-    #[cfg(feature = "alloc")]
-    pub(crate) fn workspace(&mut self) -> &mut M::Workspace {
-        self.run.method_workspace()
     }
 
     /// The state when the step began.

@@ -1,7 +1,7 @@
 //! [`SensitivityError`]: what sensitivities refuse.
 
-use crate::AdaptiveError;
 use crate::error::Number;
+use crate::{AdaptiveError, StepError};
 use core::fmt;
 
 /// Why a sensitivity problem was refused, or why an adjoint gradient's solve stopped.
@@ -53,6 +53,34 @@ pub enum SensitivityError {
         /// When the step began.
         time: f64,
     },
+    /// The model of an adjoint gradient gives a mass matrix
+    /// ([`Model::mass_matrix`](super::Model::mass_matrix)): the adjoint differentiates
+    /// `y' = f(t, y, p)` only, not a differential-algebraic system. Use forward
+    /// sensitivities ([`Forward`](super::Forward)), which take the mass matrix.
+    MassMatrix,
+    /// A fixed-step adjoint gradient's step is zero, negative or not finite: give a
+    /// positive finite `dt` (the run goes forward from `t0` through the sample times).
+    InvalidStep {
+        /// The step given.
+        dt: f64,
+    },
+    /// A fixed-step adjoint gradient would take more steps than its limit
+    /// ([`Adjoint::with_max_steps`](super::Adjoint::with_max_steps)): `dt` is far smaller
+    /// than the span needs, or the limit too low for the run.
+    TooManySteps {
+        /// The limit.
+        limit: u64,
+    },
+    /// A fixed step of an adjoint gradient's forward run failed (a non-finite rate, a
+    /// Newton iteration that did not converge: the error says which).
+    Step(StepError),
+    /// A fixed step of an adjoint gradient's forward run from `time` left the state
+    /// infinite or `NaN` (a rate that overflows or is `NaN`, or an explicit method past
+    /// its stability limit): shorten `dt`, or check the model there.
+    NonFiniteState {
+        /// When the step began.
+        time: f64,
+    },
 }
 
 impl fmt::Display for SensitivityError {
@@ -84,6 +112,23 @@ impl fmt::Display for SensitivityError {
                 "the adjoint could not solve the stage equations of the step from t = {} again",
                 Number(time)
             ),
+            SensitivityError::MassMatrix => f.write_str(
+                "the adjoint gradient does not take a mass matrix (a differential-algebraic system): use forward sensitivities",
+            ),
+            SensitivityError::InvalidStep { dt } => write!(
+                f,
+                "the fixed step is {}: it must be positive and finite",
+                Number(dt)
+            ),
+            SensitivityError::TooManySteps { limit } => {
+                write!(f, "the fixed-step run would take more than {limit} steps")
+            }
+            SensitivityError::Step(error) => write!(f, "a step of the forward run failed: {error}"),
+            SensitivityError::NonFiniteState { time } => write!(
+                f,
+                "the forward run's step from t = {} left the state infinite or NaN",
+                Number(time)
+            ),
         }
     }
 }
@@ -92,6 +137,7 @@ impl core::error::Error for SensitivityError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             SensitivityError::Solve(error) => Some(error),
+            SensitivityError::Step(error) => Some(error),
             _ => None,
         }
     }

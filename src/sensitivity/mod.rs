@@ -16,7 +16,10 @@
 //! by value for small states, [`Stacked`] in place for large ones), so that every method
 //! steps them with no change: explicit and implicit, fixed-step ([`Method`](crate::Method))
 //! and adaptive ([`Adaptive`](crate::Adaptive), [`solve`](crate::solve)). [`ErrorControl`]
-//! says whether the error control measures the sensitivities.
+//! says whether the error control measures the sensitivities. For the methods that need a
+//! second-order state (the Nyström pairs), a [`Particle`](crate::Particle) of augmented
+//! position and velocity blocks is the augmented state, the model its force of the position
+//! ([`Forward::initial_particle`]).
 //!
 //! # Example
 //!
@@ -67,13 +70,14 @@ mod augmented;
 mod error;
 mod forward;
 mod model;
+mod second_order;
 #[cfg(feature = "alloc")]
 mod stacked;
 #[cfg(feature = "alloc")]
 mod tolerances;
 
 #[cfg(feature = "alloc")]
-pub use adjoint::{Adjoint, AdjointMethod, Gradient};
+pub use adjoint::{Adjoint, AdjointMethod, FixedAdjointMethod, Gradient};
 pub use augmented::Augmented;
 pub use error::SensitivityError;
 pub use forward::{Forward, WithRespectTo};

@@ -122,7 +122,8 @@ pub trait Model<V: Vector> {
     /// otherwise (or for an initial value that the algebraic equations tie to others) the
     /// first step refuses the start with
     /// [`StepError::InconsistentStart`](crate::StepError::InconsistentStart).
-    /// [`Adjoint`](super::Adjoint) does not take a mass matrix.
+    /// [`Adjoint`](super::Adjoint) does not take a mass matrix: under a method that reads one
+    /// it refuses the model ([`SensitivityError::MassMatrix`](super::SensitivityError::MassMatrix)).
     #[inline]
     fn mass_matrix(&self, mass: &mut crate::Jacobian<'_, V::Scalar>) -> bool {
         let _ = mass;

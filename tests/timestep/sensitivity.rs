@@ -361,8 +361,8 @@ fn every_method_steps_the_derivative_of_its_discrete_map() {
     }
 }
 
-/// Every adaptive method by name (but the Nyström pairs, which need a second-order
-/// state), with the error control on the state alone: the run takes exactly the plain
+/// Every adaptive method by name (but the Nyström pairs, which need a second-order state:
+/// `sensitivity/second_order.rs`), with the error control on the state alone: the run takes exactly the plain
 /// solve's steps, and its sensitivities are those of a solution that accurate.
 #[test]
 fn every_adaptive_method_with_state_only_error_control_takes_the_plain_steps() {
@@ -537,8 +537,11 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 
 mod adjoint;
 mod adjoint_bdf;
+mod adjoint_fixed;
 mod adjoint_radau5;
 mod adjoint_rosenbrock;
+mod adjoint_seulex;
 mod complex_step;
 mod dae;
 mod forward_gmres;
+mod second_order;

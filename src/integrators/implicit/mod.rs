@@ -51,7 +51,7 @@ pub use ros3p::Ros3p;
 
 // SEULEX: the linearly implicit Euler method extrapolated, one Jacobian per step and one LU
 // per line of its table.
-mod seulex;
+pub(crate) mod seulex;
 pub use seulex::{Seulex, SeulexWorkspace, StepSequence};
 
 // BDF: variable order and step in Nordsieck form, CVODE's strategy.

@@ -768,6 +768,13 @@ macro_rules! one_stage_scheme {
         }
 
         impl $crate::integrators::Memoryless for $method {}
+
+        impl $method {
+            /// The rule's stage `c` and the weight `W` of the stage's rate on a first-order
+            /// system (no velocity rows): what the adjoint of its fixed steps differentiates.
+            #[cfg(feature = "alloc")]
+            pub(crate) const STAGE_AND_WEIGHT: (f64, f64) = ($rule.stage, $rule.force_weight);
+        }
     };
 }
 #[cfg(feature = "serde")]

@@ -94,7 +94,7 @@ impl<V: Vector> AdjointMethod<V> for Bdf {
     }
 
     fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<f64>) {
-        let (tape, order, l) = step.workspace().tape();
+        let (tape, order, l) = step.method_workspace_mut().tape();
         let flag = |on: bool| if on { 1.0 } else { 0.0 };
         out.extend([flag(tape.restarted()), order as f64, flag(tape.saved())]);
         out.extend(l);
@@ -230,7 +230,7 @@ impl<V: Vector> BdfBackward<V> {
 }
 
 impl<V: Vector> BackwardStep<V> for BdfBackward<V> {
-    fn at_step(&mut self, record: &[f64]) {
+    fn select(&mut self, record: &[f64]) {
         let tape = &mut self.tape;
         tape.restart = record[0] != 0.0;
         tape.order = record[1] as usize;
@@ -558,7 +558,7 @@ mod tests {
         let mut states = vec![y0];
         for (n, &(t, h)) in steps.iter().enumerate() {
             let mut next = [0.0; 2];
-            backward.at_step(&records[n * RECORD..(n + 1) * RECORD]);
+            backward.select(&records[n * RECORD..(n + 1) * RECORD]);
             backward
                 .advance(
                     &mut model,
@@ -611,7 +611,7 @@ mod tests {
         let mut model = Linearised::new(&VanDerPol, &P, &Y0);
         let (mut lambda, mut gradient) = (W, [0.0; 2]);
         for (n, &(t, h)) in steps.iter().enumerate().rev() {
-            backward.at_step(record(n));
+            backward.select(record(n));
             backward
                 .adjoint(&mut model, n, &states[n], t, h, &mut lambda, &mut gradient)
                 .unwrap();

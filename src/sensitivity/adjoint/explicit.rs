@@ -24,23 +24,7 @@ impl<V: Vector, Src: PairSource<N>, const N: usize> AdjointMethod<V> for Pair<Sr
     }
 
     fn backward(&self, like: &V, _interval: usize, parameters: usize) -> ExplicitBackward<V, N> {
-        let tableau = &self.0.pair().tableau;
-        // The stages after the last with a weight serve only the next step or dense output.
-        let count = tableau
-            .b
-            .iter()
-            .rposition(|&b| b != 0.0)
-            .map_or(0, |i| i + 1);
-        let zeros = |count| vec![like.zero_like(); count];
-        ExplicitBackward {
-            tableau,
-            count,
-            states: zeros(count),
-            rates: zeros(count),
-            mu: zeros(count),
-            u: like.zero_like(),
-            parameter_part: vec![V::Scalar::zero(); parameters],
-        }
+        ExplicitBackward::new(&self.0.pair().tableau, like, parameters)
     }
 }
 
@@ -60,6 +44,27 @@ pub struct ExplicitBackward<V: Vector, const N: usize> {
 }
 
 impl<V: Vector, const N: usize> ExplicitBackward<V, N> {
+    /// The buffers of `tableau`'s steps, for states like `like` and `parameters`
+    /// parameters (an explicit pair's, or a fixed-step method's).
+    pub(super) fn new(tableau: &'static Tableau<N>, like: &V, parameters: usize) -> Self {
+        // The stages after the last with a weight serve only the next step or dense output.
+        let count = tableau
+            .b
+            .iter()
+            .rposition(|&b| b != 0.0)
+            .map_or(0, |i| i + 1);
+        let zeros = |count| vec![like.zero_like(); count];
+        ExplicitBackward {
+            tableau,
+            count,
+            states: zeros(count),
+            rates: zeros(count),
+            mu: zeros(count),
+            u: like.zero_like(),
+            parameter_part: vec![V::Scalar::zero(); parameters],
+        }
+    }
+
     /// The stages of the step of `h` from `y` at `t`.
     fn stages<M: Model<V>>(
         &mut self,

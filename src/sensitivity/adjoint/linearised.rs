@@ -1,8 +1,9 @@
 //! [`Linearised`]: a model at fixed parameters, its rate and the products with its
 //! Jacobians that a backward sweep asks for, counted.
 
-use crate::Vector;
+use crate::math;
 use crate::sensitivity::Model;
+use crate::{Scalar, Vector};
 use alloc::vec;
 use alloc::vec::Vec;
 use num_traits::{Float, One, Zero};
@@ -47,6 +48,11 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
             evaluations: 0,
             cotangents: 0,
         }
+    }
+
+    /// How many parameters the model has.
+    pub(super) fn parameter_count(&self) -> usize {
+        self.parameters.len()
     }
 
     /// Writes `f(t, y, p)` into `out`.
@@ -146,6 +152,42 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
         true
     }
 
+    /// For the pair `(u, w)`, adds `∇_y (uᵀ J(y, p) w)` to `sum` and `∇_p (uᵀ J(y, p) w)` to `gradient`, `J` at
+    /// time `t`: the change of a linearly implicit step's own Jacobian with `(y, p)`
+    /// (`rosenbrock.rs` derives it), by the central difference of the cotangents
+    /// `J(y ± δw)ᵀ u`, `P(y ± δw)ᵀ u`, `δ = ε^(1/3) · max(‖y‖∞, 1) / ‖w‖∞`: about
+    /// `ε^(2/3)` relative to `Jᵀ u` (exact for a model quadratic in `y`, up to rounding).
+    /// Nothing for a zero `u` or `w`. `scratch` is a probe state, a cotangent and a
+    /// parameter part.
+    pub(super) fn second_order(
+        &mut self,
+        y: &V,
+        t: V::Scalar,
+        (u, w): (&V, &V),
+        scratch: (&mut V, &mut V, &mut [V::Scalar]),
+        sum: &mut V,
+        gradient: &mut [V::Scalar],
+    ) {
+        let (probe, cotangent, parameter_part) = scratch;
+        let size = largest(w);
+        if size == V::Scalar::zero() || largest(u) == V::Scalar::zero() {
+            return;
+        }
+        let third = V::Scalar::from_f64(1.0 / 3.0);
+        let delta =
+            math::powf(V::Scalar::epsilon(), third) * largest(y).max(V::Scalar::one()) / size;
+        let half = V::Scalar::from_f64(0.5) / delta;
+        for sign in [V::Scalar::one(), -V::Scalar::one()] {
+            probe.assign(y);
+            probe.add_scaled_assign(w, sign * delta);
+            self.cotangent(probe, t, u, cotangent, parameter_part);
+            sum.add_scaled_assign(cotangent, sign * half);
+            for (total, part) in gradient.iter_mut().zip(parameter_part.iter()) {
+                *total = *total + sign * half * *part;
+            }
+        }
+    }
+
     /// `f(t, y, p)` into `self.rate`, for the columns by differences.
     fn rate_at_state(&mut self, y: &V, t: V::Scalar) {
         self.model.rate(y, self.parameters, t, &mut self.rate);
@@ -205,6 +247,11 @@ impl<'a, V: Vector, M: Model<V>> Linearised<'a, V, M> {
         self.column.add_scaled_assign(&self.rate, -one);
         self.column.scale_assign(one / step);
     }
+}
+
+/// `max |xⱼ|`.
+fn largest<V: Vector>(x: &V) -> V::Scalar {
+    (0..x.dim()).fold(V::Scalar::zero(), |m, j| m.max(x.component(j).abs()))
 }
 
 fn dot<V: Vector>(a: &V, b: &V) -> V::Scalar {

@@ -11,8 +11,9 @@ use alloc::vec::Vec;
 /// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …),
 /// [`Radau5`](crate::Radau5), the [`Rosenbrock`](crate::Rosenbrock) methods
 /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
-/// them) and the [`Bdf`](crate::Bdf) (whose linear solver and structure the adjoint does
-/// not use: its steps are taken again and back with dense LU). The forward solve and the backward sweep, with its
+/// them), [`Seulex`](crate::Seulex) and the [`Bdf`](crate::Bdf) (whose linear solver and
+/// structure the adjoint does not use: its steps are taken again and back with dense
+/// LU). The forward solve and the backward sweep, with its
 /// checkpoints, are one driver for all; the method says what a checkpoint keeps and how
 /// one step is taken again and taken back.
 ///
@@ -20,13 +21,13 @@ use alloc::vec::Vec;
 ///
 /// # Example
 ///
-/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5, by Rodas4 and by the
-/// BDF:
+/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5, by Rodas4, by SEULEX
+/// and by the BDF:
 /// `L = y(t)` has `∂L/∂k = −t y(t)`.
 ///
 /// ```
 /// use timestep::sensitivity::{Adjoint, Model};
-/// use timestep::{Adaptive, Bdf, Radau5, Rodas4, Tolerances};
+/// use timestep::{Adaptive, Bdf, Radau5, Rodas4, Seulex, Tolerances};
 ///
 /// struct Decay;
 /// impl Model<f64> for Decay {
@@ -47,6 +48,11 @@ use alloc::vec::Vec;
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
 ///
 /// let mut solver = Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
+/// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
+/// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
+///
+/// let mut solver = Adaptive::new(Seulex::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
 /// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
 /// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
@@ -79,17 +85,18 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     #[doc(hidden)]
     const MODEL_JACOBIAN: bool = false;
 
-    /// Numbers kept of every step besides its time and length (none by default; the
-    /// BDF's order, formula and the linear map between its Nordsieck arrays).
-    #[doc(hidden)]
-    const RECORD: usize = 0;
-
     /// Pushes the checkpoint of the forward solve's `step` (its start first) onto `out`.
     #[doc(hidden)]
     fn checkpoint<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<V>);
 
-    /// Pushes the [`RECORD`](AdjointMethod::RECORD) numbers of the forward solve's
-    /// accepted `step` onto `out`.
+    /// Numbers kept of every step besides its time and length: none by default; SEULEX
+    /// the lines of its extrapolation table, the BDF its order, formula and the linear map
+    /// between its Nordsieck arrays.
+    #[doc(hidden)]
+    const RECORD: usize = 0;
+
+    /// Pushes the [`RECORD`](AdjointMethod::RECORD) numbers of what the backward sweep
+    /// must know of the forward solve's accepted `step` onto `out`.
     #[doc(hidden)]
     fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<f64>) {
         let _ = (step, out);
@@ -103,19 +110,6 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
 
 /// One step taken again (to recover the states of a stretch) and taken back.
 pub trait BackwardStep<V: Vector> {
-    /// The step taken again or back next is the one whose record
-    /// ([`AdjointMethod::record`]) is `record`. Nothing to do by default.
-    fn at_step(&mut self, record: &[f64]) {
-        let _ = record;
-    }
-
-    /// Writes what the method carries from step to step besides the state, as the steps
-    /// taken again from the start left it, into a stretch's checkpoint after its state
-    /// (`checkpoint[0]`, already written). Nothing to do by default.
-    fn carry(&self, checkpoint: &mut [V]) {
-        let _ = checkpoint;
-    }
-
     /// Takes again step `index` of the stretch, `(t, h)` from `y`, whose checkpoint is
     /// `checkpoint` (this step's when `index` is 0), and writes the state after it into
     /// `next` (`None` on the stretch's last step, which needs no state after it).
@@ -130,6 +124,19 @@ pub trait BackwardStep<V: Vector> {
         h: V::Scalar,
         next: Option<&mut V>,
     ) -> Result<(), SensitivityError>;
+
+    /// The next step taken again or back is one whose
+    /// [`record`](AdjointMethod::record) was `record`. Nothing to do by default.
+    fn select(&mut self, record: &[f64]) {
+        let _ = record;
+    }
+
+    /// Writes what the method carries from step to step besides the state, as the steps
+    /// taken again from the start left it, into a stretch's checkpoint after its state
+    /// (`checkpoint[0]`, already written). Nothing to do by default.
+    fn carry(&self, checkpoint: &mut [V]) {
+        let _ = checkpoint;
+    }
 
     /// Takes `λ = ∂L/∂y₊` back over step `index` of the stretch, `(t, h)` from `y` (taken
     /// again by [`advance`](BackwardStep::advance) first), to `∂L/∂y`, adding the step's

@@ -1,38 +1,48 @@
 //! [`Adjoint`]: the gradient of a function of the solution, by the discrete adjoint of the
-//! method that solved it (an explicit pair, Radau5, a Rosenbrock method or the BDF), with
+//! method that solved it (an explicit pair, Radau5, a Rosenbrock method, SEULEX or the
+//! BDF), with
 //! checkpoints.
 //!
 //! - `method.rs`: what a method gives the one driver here ([`AdjointMethod`]);
+//! - `fixed.rs`: the fixed-step runs ([`Adjoint::gradient_fixed`], [`FixedAdjointMethod`]),
+//!   on the same backward sweep; `one_stage.rs`: the backward step of backward Euler, the
+//!   trapezoid and the implicit midpoint rule;
 //! - `explicit.rs`, `radau5.rs`, `rosenbrock.rs`: the backward step of an explicit pair,
 //!   of Radau5 and of a Rosenbrock method;
+//! - `seulex.rs`: the backward step of SEULEX;
 //! - `bdf.rs`: the backward step of the BDF;
 //! - `linearised.rs`: the model's rates and Jacobian products, counted.
 
 mod bdf;
 mod explicit;
+mod fixed;
 mod linearised;
 mod method;
+mod one_stage;
 mod radau5;
 mod rosenbrock;
+mod seulex;
 
+pub use fixed::FixedAdjointMethod;
 pub use method::AdjointMethod;
 
 use super::{Model, SensitivityError};
 use crate::{Adaptive, Forces, Jacobian, Scalar, Statistics, Vector};
 use alloc::vec;
 use alloc::vec::Vec;
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 use core::num::NonZeroUsize;
 use linearised::Linearised;
 use method::BackwardStep;
-use num_traits::{Float, One, Zero};
+use num_traits::{One, Zero};
 
 /// The gradient of a scalar function of the solution, `L = Σₖ gₖ(y(tₖ))` (a final value,
 /// or a sum over sample times), with respect to every parameter and the initial value, by
 /// the discrete adjoint of the method that solved it: an explicit pair
 /// ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …), [`Radau5`](crate::Radau5) or a
 /// [`Rosenbrock`](crate::Rosenbrock) method ([`Rodas4`](crate::Rodas4),
-/// [`Ros3p`](crate::Ros3p)) or the [`Bdf`](crate::Bdf) (see [`AdjointMethod`]).
+/// [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) or the [`Bdf`](crate::Bdf) (see
+/// [`AdjointMethod`]).
 ///
 /// A forward solve with the method under error control records its steps; the adjoint then
 /// runs the steps backwards. For one step of an explicit pair `y₊ = y + h Σᵢ bᵢ kᵢ` with stages
@@ -83,6 +93,24 @@ use num_traits::{Float, One, Zero};
 /// is then noise of about `ε^(1/6)` relative: give a cotangent. Costs, on Robertson's
 /// kinetics under Rodas4: about 6.4 plain solves.
 ///
+/// **SEULEX.** A step of `κ` lines takes `nⱼ` linearly implicit Euler substeps
+/// `(I/hⱼ − J) Δₘ = f(τₘ, yₘ)` in line `j` (`hⱼ = h/nⱼ`, one `J = f_y(t, y, p)` for all)
+/// and extrapolates the lines' ends (Aitken–Neville: Hairer–Wanner II, IV.9; Deuflhard
+/// 1985), linearly, `y₊ = y + Σⱼ cⱼ Sⱼ`. Its adjoint takes each line back from its last
+/// substep, one transposed solve with the line's LU and one cotangent per substep, with
+/// `J`'s own change with `(y, p)` as for a Rosenbrock method, by central differences of
+/// cotangents (per substep, or per row of `J` when the substeps outnumber the unknowns;
+/// Sandu et al. 2003; the derivation is in `src/sensitivity/adjoint/seulex.rs`). The step
+/// sizes and the lines of each step are those of the forward solve, held fixed. SEULEX
+/// keeps its Jacobian over several steps while its stability check allows; the map
+/// differentiated takes the model's fresh at every step, so, as for Rosenbrock methods,
+/// the forward solve takes the model's Jacobian and every step is taken again from `y0`
+/// with a fresh one before the backward sweep: the samples (and the end) are those
+/// states. It equals forward sensitivities of the same steps and lines to round-off.
+/// Costs, on Robertson's kinetics at rtol 10⁻⁶: about 3.6 plain solves
+/// (`benches/sensitivity.rs`). Memory: the points and increments of one line's substeps
+/// (twice 96 states at most), 21 more states, `3n²` numbers.
+///
 /// **The BDF.** CVODE's variable-order, variable-step BDF in fixed-leading-coefficient
 /// Nordsieck form (Hindmarsh et al., ACM TOMS 31 (2005) 363–396, §2.1) is differentiated as
 /// it ran, with its steps, orders and formulas held fixed (the discrete adjoint, as Sandu
@@ -104,22 +132,32 @@ use num_traits::{Float, One, Zero};
 /// against its differences to 10⁻¹⁰ across orders 1 to 5). A checkpoint keeps the whole
 /// array (seven states: `y`, `z₁ … z₅`, the saved correction), a step 44 numbers more.
 /// Each stretch between sample times is a run of its own, which restarts the BDF at the
-/// first order. The adjoint does not take a mass matrix ([`Model::mass_matrix`] is not
-/// read): it solves `y' = f`. Costs, on Robertson's kinetics: see BENCHMARKS.md.
+/// first order. A model with a mass matrix is refused
+/// ([`SensitivityError::MassMatrix`]). Costs, on Robertson's kinetics at rtol 10⁻⁶: about
+/// 5.2 plain BDF solves (`benches/sensitivity.rs`).
+///
+/// **Fixed steps.** [`gradient_fixed`](Adjoint::gradient_fixed) is the adjoint of a run of
+/// fixed steps ([`FixedAdjointMethod`]): the explicit tableaus (RK4 …) by the formulas
+/// above, and backward Euler, the trapezoid and the implicit midpoint rule with each step
+/// taken again and its stage equation solved to round-off, as for Radau5 (one transposed
+/// `n × n` solve and one or two cotangents per step: `src/sensitivity/adjoint/one_stage.rs`).
+/// Costs, on `y' = W y` with 100 parameters in 100 steps: about 5.5 plain runs for RK4,
+/// 9.1 for the trapezoid.
 ///
 /// **Checkpoints.** The forward solve keeps the state at every `K`-th step
 /// ([`with_checkpoint_interval`](Adjoint::with_checkpoint_interval), default 32) and the
 /// times of all steps; the backward sweep recomputes each stretch of `K` steps from its
 /// checkpoint, then each step's stages. Memory: `⌈N/K⌉ + K` states for `N` steps, two
-/// scalars per step, one state per sample time, and `3s + 6` states of scratch for an
-/// `s`-stage pair (for Radau5 three more states per checkpoint, the stages of a stretch,
-/// `3K` states, and `12 n²` numbers; for the BDF six more states per checkpoint, the ends
-/// of a stretch's steps, `K` states, 44 numbers per step and `2n²` numbers); nothing is
-/// allocated per step. Work for a pair: the forward solve, then about two more
-/// evaluations and one cotangent per stage and step (one evaluation fewer with `K = 1`,
-/// which keeps every state); for Radau5, two Newton solves of each step's stages (one for
-/// the stretch's last) and one transposed system; for the BDF, two Newton solves of each
-/// corrector (one for the stretch's last) and one transposed `n × n` system.
+/// scalars per step and the method's record (SEULEX one number, the BDF 44), one state
+/// per sample time, and `3s + 6` states of scratch for an `s`-stage pair (for Radau5 three
+/// more states per checkpoint, the stages of a stretch, `3K` states, and `12 n²` numbers;
+/// for the BDF six more states per checkpoint, the ends of a stretch's steps, `K` states,
+/// and `2n²` numbers); nothing is allocated per step. Work for a pair: the forward solve,
+/// then about two more evaluations and one cotangent per stage and step (one evaluation
+/// fewer with `K = 1`, which keeps every state); for Radau5, two Newton solves of each
+/// step's stages (one for the stretch's last) and one transposed system; for the BDF, two
+/// Newton solves of each corrector (one for the stretch's last) and one transposed
+/// `n × n` system.
 ///
 /// # Example
 ///
@@ -155,9 +193,11 @@ pub struct Adjoint<M, P> {
     model: M,
     parameters: P,
     checkpoint_interval: NonZeroUsize,
+    /// The most steps a fixed-step run may take.
+    max_steps: u64,
 }
 
-/// What [`Adjoint::gradient`] gives.
+/// What [`Adjoint::gradient`] and [`Adjoint::gradient_fixed`] give.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Gradient<V: Vector> {
@@ -165,7 +205,9 @@ pub struct Gradient<V: Vector> {
     pub parameters: Vec<V::Scalar>,
     /// `∂L/∂y(t₀)`.
     pub initial_value: V,
-    /// The state at the last sample time.
+    /// The state at the last sample time: for a method whose steps are taken again to
+    /// round-off (Radau5, the Rosenbrock methods, SEULEX, the one-stage implicit methods),
+    /// that of the steps taken again, the run differentiated, which `loss_gradient` sees.
     pub end: V,
     /// The forward solve's statistics (summed over the stretches between sample times).
     pub statistics: Statistics,
@@ -175,8 +217,12 @@ pub struct Gradient<V: Vector> {
     /// Cotangents taken (one per stage with a weight, and step; for Radau5 also one per
     /// row of each stage Jacobian; for a Rosenbrock method also one per row of each
     /// step's Jacobian, forward and backward, two per stage for the second-order term
-    /// and two for `f_t`; for the BDF one per step, one more per restart, and one per
-    /// row of each Jacobian of the steps taken again and back).
+    /// and two for `f_t`; for SEULEX one per substep instead of per stage, one per row of
+    /// each step's Jacobian, forward and backward, and two per substep or per row of the
+    /// Jacobian for the second-order term; for backward Euler, the trapezoid and the
+    /// implicit midpoint rule one per row of each Jacobian, of the steps taken again and
+    /// taken back; for the BDF one per step, one more per restart, and one per row of
+    /// each Jacobian of the steps taken again and back).
     pub cotangents: u64,
 }
 
@@ -201,6 +247,7 @@ impl<M, P> Adjoint<M, P> {
             model,
             parameters,
             checkpoint_interval: NonZeroUsize::new(32).expect("32 is not zero"),
+            max_steps: 10_000_000,
         })
     }
 
@@ -228,17 +275,22 @@ impl<M, P> Adjoint<M, P> {
     /// empty or not ordered forward from `t0` (each at or after the one before, the first
     /// at or after `t0`); [`SensitivityError::Solve`] when the forward solve stops (too
     /// many steps, a step too small, a non-finite rate: the solver's error says which);
-    /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step, or
-    /// the BDF's corrector, cannot be solved again to round-off (a non-finite Jacobian, a
-    /// singular matrix), or a Rosenbrock step taken again meets a singular or non-finite `I − hγJ` or
-    /// non-finite stages.
+    /// [`SensitivityError::StagesNotSolved`] when Radau5's stage equations of a step
+    /// cannot be solved again to round-off (a non-finite Jacobian, a singular matrix), or
+    /// a Rosenbrock step taken again meets a singular or non-finite `I − hγJ` or
+    /// non-finite stages, or a SEULEX step taken again a singular or non-finite
+    /// `I/hⱼ − J` or non-finite increments, or the BDF's corrector of a step cannot be
+    /// solved again to round-off (a non-finite Jacobian, a singular `I − γJ`).
+    /// [`SensitivityError::MassMatrix`] when the model gives a mass matrix to a method that
+    /// reads one (Radau5, the Rosenbrock methods, the BDF; the explicit pairs solve
+    /// `y' = f`, SEULEX refuses it).
     pub fn gradient<V, A, G>(
         &self,
         solver: &mut Adaptive<V, A>,
         y0: &V,
         t0: V::Scalar,
         times: &[V::Scalar],
-        mut loss_gradient: G,
+        loss_gradient: G,
     ) -> Result<Gradient<V>, SensitivityError>
     where
         V: Vector,
@@ -247,18 +299,13 @@ impl<M, P> Adjoint<M, P> {
         A: AdjointMethod<V>,
         G: FnMut(usize, V::Scalar, &V, &mut V),
     {
-        let ordered = t0.is_finite()
-            && times.first().is_some_and(|&first| first >= t0)
-            && times.windows(2).all(|pair| pair[1] >= pair[0])
-            && times.iter().all(|t| t.is_finite());
-        if !ordered {
-            return Err(SensitivityError::InvalidTimes);
-        }
+        check_times(t0, times)?;
         let parameters = self.parameters.as_ref();
         let interval = self.checkpoint_interval.get();
         let forces = Rates {
             model: &self.model,
             parameters,
+            mass: Cell::new(false),
             jacobian: A::MODEL_JACOBIAN.then(|| {
                 let entries = vec![V::Scalar::zero(); y0.dim() * y0.dim()];
                 RefCell::new((Linearised::new(&self.model, parameters, y0), entries))
@@ -276,123 +323,202 @@ impl<M, P> Adjoint<M, P> {
         let mut t = t0;
         for &sample_time in times {
             if sample_time > t {
-                statistics += solver.solve_with(&mut y, &forces, t, sample_time, |step| {
+                let solved = solver.solve_with(&mut y, &forces, t, sample_time, |step| {
                     if steps.len() % interval == 0 {
                         A::checkpoint(step, &mut checkpoints);
                     }
-                    A::record(step, &mut records);
                     steps.push((step.start_time(), step.end_time() - step.start_time()));
-                })?;
+                    A::record(step, &mut records);
+                });
+                if forces.mass.get() {
+                    return Err(SensitivityError::MassMatrix);
+                }
+                statistics += solved?;
                 t = sample_time;
             }
             samples.push((steps.len(), y.clone()));
         }
 
-        let record = |n: usize| &records[n * A::RECORD..(n + 1) * A::RECORD];
         let stretch = interval.min(steps.len()).max(1);
-        let mut backward = solver.method().backward(y0, stretch, parameters.len());
+        let backward = solver.method().backward(y0, stretch, parameters.len());
         let mut model = Linearised::new(&self.model, parameters, y0);
-        let mut states = vec![y0.zero_like(); stretch];
-        if A::TAKES_STEPS_AGAIN {
-            // The forward solve's states are its Newton iteration's: the run the adjoint
-            // differentiates is that of the steps solved exactly, from `y0`.
-            let mut carried = y0.clone();
-            let mut sample = samples.iter().take_while(|(n, _)| *n == 0).count();
-            for (c, checkpoint) in checkpoints.chunks_mut(A::CHECKPOINT_STATES).enumerate() {
-                let first = c * interval;
-                let last = (first + interval).min(steps.len());
-                checkpoint[0].assign(&carried);
-                backward.carry(checkpoint);
-                states[0].assign(&carried);
-                for (i, &(t, h)) in steps[first..last].iter().enumerate() {
-                    let n = first + i;
-                    let (done, after) = states.split_at_mut(i + 1);
-                    let next = if n + 1 < last {
-                        &mut after[0]
-                    } else {
-                        &mut carried
-                    };
-                    backward.at_step(record(n));
-                    backward.advance(
-                        &mut model,
-                        i,
-                        checkpoint,
-                        &done[i],
-                        t,
-                        h,
-                        Some(&mut *next),
-                    )?;
-                    while sample < samples.len() && samples[sample].0 == n + 1 {
-                        samples[sample].1.assign(next);
-                        sample += 1;
-                    }
-                }
-            }
-        }
-        // ∂gₖ/∂y at each sample, in place of its state.
-        for (k, ((_, sample), &time)) in samples.iter_mut().zip(times).enumerate() {
-            let mut out = sample.zero_like();
-            loss_gradient(k, time, sample, &mut out);
-            *sample = out;
-        }
-
-        // Backward, a stretch at a time from the last checkpoint: its states (and what
-        // the method keeps of its steps) taken again, then its steps taken back.
-        let mut parameter_gradient = vec![V::Scalar::zero(); parameters.len()];
-        let mut lambda = y0.zero_like();
-        let mut pending = samples.len();
-        let stretches = checkpoints.len() / A::CHECKPOINT_STATES;
-        for (c, checkpoint) in checkpoints.chunks(A::CHECKPOINT_STATES).enumerate().rev() {
-            let first = c * interval;
-            let last = (first + interval).min(steps.len());
-            // The steps taken again from the start left the last stretch in the buffers.
-            let kept = A::TAKES_STEPS_AGAIN && c + 1 == stretches;
-            if !kept {
-                states[0].assign(&checkpoint[0]);
-            }
-            for n in (first..last).filter(|_| !kept) {
-                let i = n - first;
-                let (done, after) = states.split_at_mut(i + 1);
-                let next = if n + 1 < last {
-                    after.first_mut()
-                } else {
-                    None
-                };
-                let (t, h) = steps[n];
-                backward.at_step(record(n));
-                backward.advance(&mut model, i, checkpoint, &done[i], t, h, next)?;
-            }
-            for n in (first..last).rev() {
-                while pending > 0 && samples[pending - 1].0 == n + 1 {
-                    pending -= 1;
-                    lambda.add_scaled_assign(&samples[pending].1, V::Scalar::one());
-                }
-                let (t, h) = steps[n];
-                let i = n - first;
-                backward.at_step(record(n));
-                backward.adjoint(
-                    &mut model,
-                    i,
-                    &states[i],
-                    t,
-                    h,
-                    &mut lambda,
-                    &mut parameter_gradient,
-                )?;
-            }
-        }
-        for (_, sample) in &samples[..pending] {
-            lambda.add_scaled_assign(sample, V::Scalar::one());
-        }
+        let recorded = Recorded {
+            steps: &steps,
+            records: &records,
+            record_size: A::RECORD,
+            checkpoints: &mut checkpoints,
+            samples: &mut samples,
+            interval,
+            checkpoint_states: A::CHECKPOINT_STATES,
+            takes_steps_again: A::TAKES_STEPS_AGAIN,
+        };
+        let (parameter_gradient, lambda, end) =
+            sweep(&mut model, backward, recorded, y0, times, loss_gradient)?;
         Ok(Gradient {
             parameters: parameter_gradient,
             initial_value: lambda,
-            end: y,
+            end,
             statistics,
             adjoint_evaluations: model.evaluations,
             cotangents: model.cotangents + forces.cotangents(),
         })
     }
+}
+
+/// Refuses sample times that are empty, not finite, or not ordered forward from `t0`.
+fn check_times<T: Scalar>(t0: T, times: &[T]) -> Result<(), SensitivityError> {
+    let ordered = t0.is_finite()
+        && times.first().is_some_and(|&first| first >= t0)
+        && times.windows(2).all(|pair| pair[1] >= pair[0])
+        && times.iter().all(|t| t.is_finite());
+    if ordered {
+        Ok(())
+    } else {
+        Err(SensitivityError::InvalidTimes)
+    }
+}
+
+/// What a forward run recorded for the backward sweep: the steps' `(t, h)`, what the
+/// method keeps of each ([`AdjointMethod::record`], `record_size` numbers a step; empty
+/// for a fixed-step run, whose steps have nothing more), a checkpoint of `checkpoint_states` states every `interval`
+/// steps, and the state at each sample with the number of steps before it; and whether
+/// the method takes its steps again.
+struct Recorded<'r, V: Vector> {
+    steps: &'r [(V::Scalar, V::Scalar)],
+    records: &'r [f64],
+    record_size: usize,
+    checkpoints: &'r mut [V],
+    samples: &'r mut [(usize, V)],
+    interval: usize,
+    checkpoint_states: usize,
+    takes_steps_again: bool,
+}
+
+/// The backward sweep every run shares (adaptive or fixed-step): the steps taken again
+/// from `y0` when the method asks it, `loss_gradient` at each sample, then each stretch's
+/// states recomputed from its checkpoint and its steps taken back. Returns `∂L/∂p`,
+/// `∂L/∂y(t₀)` and the state at the last sample (of the steps taken again, if they were).
+fn sweep<V, M, B, G>(
+    model: &mut Linearised<'_, V, M>,
+    mut backward: B,
+    recorded: Recorded<'_, V>,
+    y0: &V,
+    times: &[V::Scalar],
+    mut loss_gradient: G,
+) -> Result<(Vec<V::Scalar>, V, V), SensitivityError>
+where
+    V: Vector,
+    M: Model<V>,
+    B: BackwardStep<V>,
+    G: FnMut(usize, V::Scalar, &V, &mut V),
+{
+    let Recorded {
+        steps,
+        records,
+        record_size,
+        checkpoints,
+        samples,
+        interval,
+        checkpoint_states,
+        takes_steps_again,
+    } = recorded;
+    // Step n's record, none for a fixed-step run.
+    let record = |n: usize| records.get(n * record_size..(n + 1) * record_size);
+    let stretch = interval.min(steps.len()).max(1);
+    let mut states = vec![y0.zero_like(); stretch];
+    if takes_steps_again {
+        // The forward solve's states are its Newton iteration's: the run the adjoint
+        // differentiates is that of the steps solved exactly, from `y0`.
+        let mut carried = y0.clone();
+        let mut sample = samples.iter().take_while(|(n, _)| *n == 0).count();
+        for (c, checkpoint) in checkpoints.chunks_mut(checkpoint_states).enumerate() {
+            let first = c * interval;
+            let last = (first + interval).min(steps.len());
+            checkpoint[0].assign(&carried);
+            backward.carry(checkpoint);
+            states[0].assign(&carried);
+            for (i, &(t, h)) in steps[first..last].iter().enumerate() {
+                let n = first + i;
+                let (done, after) = states.split_at_mut(i + 1);
+                let next = if n + 1 < last {
+                    &mut after[0]
+                } else {
+                    &mut carried
+                };
+                if let Some(record) = record(n) {
+                    backward.select(record);
+                }
+                backward.advance(&mut *model, i, checkpoint, &done[i], t, h, Some(&mut *next))?;
+                while sample < samples.len() && samples[sample].0 == n + 1 {
+                    samples[sample].1.assign(next);
+                    sample += 1;
+                }
+            }
+        }
+    }
+    let end = samples
+        .last()
+        .map_or_else(|| y0.clone(), |(_, state)| state.clone());
+    // ∂gₖ/∂y at each sample, in place of its state.
+    for (k, ((_, sample), &time)) in samples.iter_mut().zip(times).enumerate() {
+        let mut out = sample.zero_like();
+        loss_gradient(k, time, sample, &mut out);
+        *sample = out;
+    }
+
+    // Backward, a stretch at a time from the last checkpoint: its states (and what
+    // the method keeps of its steps) taken again, then its steps taken back.
+    let mut parameter_gradient = vec![V::Scalar::zero(); model.parameter_count()];
+    let mut lambda = y0.zero_like();
+    let mut pending = samples.len();
+    let stretches = checkpoints.len() / checkpoint_states;
+    for (c, checkpoint) in checkpoints.chunks(checkpoint_states).enumerate().rev() {
+        let first = c * interval;
+        let last = (first + interval).min(steps.len());
+        // The steps taken again from the start left the last stretch in the buffers.
+        let kept = takes_steps_again && c + 1 == stretches;
+        if !kept {
+            states[0].assign(&checkpoint[0]);
+        }
+        for n in (first..last).filter(|_| !kept) {
+            let i = n - first;
+            let (done, after) = states.split_at_mut(i + 1);
+            let next = if n + 1 < last {
+                after.first_mut()
+            } else {
+                None
+            };
+            let (t, h) = steps[n];
+            if let Some(record) = record(n) {
+                backward.select(record);
+            }
+            backward.advance(&mut *model, i, checkpoint, &done[i], t, h, next)?;
+        }
+        for n in (first..last).rev() {
+            while pending > 0 && samples[pending - 1].0 == n + 1 {
+                pending -= 1;
+                lambda.add_scaled_assign(&samples[pending].1, V::Scalar::one());
+            }
+            let (t, h) = steps[n];
+            let i = n - first;
+            if let Some(record) = record(n) {
+                backward.select(record);
+            }
+            backward.adjoint(
+                &mut *model,
+                i,
+                &states[i],
+                t,
+                h,
+                &mut lambda,
+                &mut parameter_gradient,
+            )?;
+        }
+    }
+    for (_, sample) in &samples[..pending] {
+        lambda.add_scaled_assign(sample, V::Scalar::one());
+    }
+    Ok((parameter_gradient, lambda, end))
 }
 
 /// The model at fixed parameters: the forces of the forward solve, with the model's own
@@ -401,6 +527,8 @@ impl<M, P> Adjoint<M, P> {
 struct Rates<'a, V: Vector, M> {
     model: &'a M,
     parameters: &'a [V::Scalar],
+    /// Whether a method read a mass matrix from the model (refused after the solve).
+    mass: Cell<bool>,
     jacobian: Option<RefCell<ModelJacobian<'a, V, M>>>,
 }
 
@@ -426,6 +554,15 @@ impl<V: Vector, M: Model<V>> Forces<V> for Rates<'_, V, M> {
     #[inline]
     fn force_into(&self, y: &V, t: V::Scalar, out: &mut V) {
         self.model.rate(y, self.parameters, t, out);
+    }
+
+    /// The model's mass matrix, noted: the methods that read one (Radau5, the Rosenbrock
+    /// methods, SEULEX) solve the system it makes, and the gradient is then refused
+    /// ([`SensitivityError::MassMatrix`]).
+    fn mass_matrix(&self, mass: &mut Jacobian<'_, V::Scalar>) -> bool {
+        let given = self.model.mass_matrix(mass);
+        self.mass.set(self.mass.get() || given);
+        given
     }
 
     /// The model's Jacobian, when the method asks for it and the model gives its

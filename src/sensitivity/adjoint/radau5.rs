@@ -73,11 +73,11 @@ use alloc::vec::Vec;
 use num_traits::{Float, One, Zero};
 
 /// Newton iterations allowed to solve one step's stage equations to round-off.
-const MAX_ITERATIONS: usize = 20;
+pub(super) const MAX_ITERATIONS: usize = 20;
 
 /// A step's stage equations are solved when Newton's correction moves no coordinate of
 /// a stage by more than this many units of round-off of the larger of it and the start.
-const CONVERGED_ULPS: f64 = 4.0;
+pub(super) const CONVERGED_ULPS: f64 = 4.0;
 
 impl Sealed for Radau5 {}
 
@@ -373,7 +373,7 @@ impl<V: Vector> BackwardStep<V> for Radau5Backward<V> {
 
 /// The stage equations of the step from `time` could not be solved again.
 #[cold]
-fn not_solved<T: Scalar>(time: T) -> SensitivityError {
+pub(super) fn not_solved<T: Scalar>(time: T) -> SensitivityError {
     SensitivityError::StagesNotSolved {
         time: time.to_f64(),
     }

@@ -70,12 +70,11 @@ use super::method::{AdjointMethod, BackwardStep, private::Sealed};
 use crate::adaptive::Step;
 use crate::integrators::implicit::jacobian::time_difference_times;
 use crate::linalg::dense;
-use crate::math;
 use crate::sensitivity::{Model, SensitivityError};
 use crate::{Forces, Rosenbrock, RosenbrockTableau, Scalar, Vector};
 use alloc::vec;
 use alloc::vec::Vec;
-use num_traits::{Float, One, Zero};
+use num_traits::{One, Zero};
 
 impl<const S: usize> Sealed for Rosenbrock<S> {}
 
@@ -221,9 +220,8 @@ impl<V: Vector, const S: usize> RosenbrockBackward<V, S> {
         Ok(())
     }
 
-    /// Adds `∇_y (uᵀ J(y, p) w)` to `self.sum` and `∇_p (uᵀ J(y, p) w)` to `gradient`, for
-    /// `u = weights[i]` and `w = stages[i]`, by the central difference of the cotangents
-    /// `J(y ± δw)ᵀ u`, `P(y ± δw)ᵀ u` (the module's derivation).
+    /// Adds the second-order term of stage `i`, `∇_{y,p} (uᵢᵀ J Uᵢ)`, to `self.sum` and
+    /// `gradient` (the module's derivation).
     fn second_order<M: Model<V>>(
         &mut self,
         model: &mut Linearised<'_, V, M>,
@@ -232,30 +230,19 @@ impl<V: Vector, const S: usize> RosenbrockBackward<V, S> {
         t: V::Scalar,
         gradient: &mut [V::Scalar],
     ) {
-        let (u, w) = (&self.weights[i], &self.stages[i]);
-        let size = largest(w);
-        if size == V::Scalar::zero() || largest(u) == V::Scalar::zero() {
-            return;
-        }
-        let third = V::Scalar::from_f64(1.0 / 3.0);
-        let delta =
-            math::powf(V::Scalar::epsilon(), third) * largest(y).max(V::Scalar::one()) / size;
-        let half = V::Scalar::from_f64(0.5) / delta;
-        for sign in [V::Scalar::one(), -V::Scalar::one()] {
-            self.probe.assign(y);
-            self.probe.add_scaled_assign(w, sign * delta);
-            model.cotangent(
-                &self.probe,
-                t,
-                u,
-                &mut self.cotangent,
-                &mut self.parameter_part,
-            );
-            self.sum.add_scaled_assign(&self.cotangent, sign * half);
-            for (sum, part) in gradient.iter_mut().zip(&self.parameter_part) {
-                *sum = *sum + sign * half * *part;
-            }
-        }
+        let scratch = (
+            &mut self.probe,
+            &mut self.cotangent,
+            &mut self.parameter_part[..],
+        );
+        model.second_order(
+            y,
+            t,
+            (&self.weights[i], &self.stages[i]),
+            scratch,
+            &mut self.sum,
+            gradient,
+        );
     }
 }
 
@@ -367,11 +354,6 @@ impl<V: Vector, const S: usize> BackwardStep<V> for RosenbrockBackward<V, S> {
         lambda.add_scaled_assign(&self.sum, V::Scalar::one());
         Ok(())
     }
-}
-
-/// `max |xⱼ|`.
-fn largest<V: Vector>(x: &V) -> V::Scalar {
-    (0..x.dim()).fold(V::Scalar::zero(), |m, j| m.max(x.component(j).abs()))
 }
 
 /// The step from `time` could not be taken again: its matrix `I − hγJ` is singular or

@@ -352,3 +352,66 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(start.parameters, [0.0, 0.0]);
     assert_eq!(start.statistics.accepted, 0);
 }
+
+/// `y₁' = −p y₁ + y₂`, `0 = y₂ − 1`: a DAE, which the adjoint refuses under a method that
+/// reads the mass matrix, rather than differentiate `y₂' = y₂ − 1` in its place.
+struct Dae;
+impl Model<[f64; 2]> for Dae {
+    fn rate(&self, y: &[f64; 2], p: &[f64], _t: f64, out: &mut [f64; 2]) {
+        *out = [-p[0] * y[0] + y[1], y[1] - 1.0];
+    }
+    fn mass_matrix(&self, mass: &mut timestep::Jacobian<'_, f64>) -> bool {
+        mass[(0, 0)] = 1.0;
+        true
+    }
+}
+
+#[test]
+fn a_mass_matrix_is_refused() {
+    let adjoint = Adjoint::new(Dae, [2.0]).unwrap();
+    let loss = |_: usize, _: f64, _: &[f64; 2], out: &mut [f64; 2]| out[0] = 1.0;
+    let refused = adjoint.gradient(
+        &mut Adaptive::new(timestep::Radau5::new()),
+        &[0.0, 1.0],
+        0.0,
+        &[1.0],
+        loss,
+    );
+    assert_eq!(refused.unwrap_err(), SensitivityError::MassMatrix);
+    let refused = adjoint.gradient(
+        &mut Adaptive::new(timestep::Rodas4),
+        &[0.0, 1.0],
+        0.0,
+        &[1.0],
+        loss,
+    );
+    assert_eq!(refused.unwrap_err(), SensitivityError::MassMatrix);
+    let backward_euler = timestep::BackwardEuler::new();
+    let refused = adjoint.gradient_fixed(&backward_euler, &[0.0, 1.0], 0.0, 0.1, &[1.0], loss);
+    assert_eq!(refused.unwrap_err(), SensitivityError::MassMatrix);
+}
+
+/// `Gradient::end` is the state `loss_gradient` saw last: for Radau5, whose steps are taken
+/// again with their stages solved to round-off, that of the run differentiated, not the
+/// forward solve's (within its Newton tolerance of it).
+#[test]
+fn the_end_is_the_state_the_loss_saw() {
+    let decay = |y: &f64, p: &[f64], _t: f64, out: &mut f64| *out = -p[0] * y;
+    let mut seen = f64::NAN;
+    let gradient = Adjoint::new(decay, [3.0])
+        .unwrap()
+        .gradient(
+            &mut Adaptive::new(timestep::Radau5::new())
+                .with_tolerances(Tolerances::new(1e-6, 1e-8)),
+            &1.0,
+            0.0,
+            &[0.5, 1.0],
+            |_, _, y, out| {
+                seen = *y;
+                *out = 1.0;
+            },
+        )
+        .unwrap();
+    assert_eq!(gradient.end, seen);
+    assert_relative_eq!(gradient.end, (-3.0_f64).exp(), max_relative = 1e-5);
+}

@@ -111,7 +111,8 @@ static FROM_ONE: Table = Table::new(super::StepSequence::FromOne);
 static FROM_TWO: Table = Table::new(super::StepSequence::FromTwo);
 
 impl Seulex {
-    fn table(&self) -> &'static Table {
+    /// The step numbers and works of this method's sequence.
+    pub(crate) fn table(&self) -> &'static Table {
         match self.sequence {
             super::StepSequence::FromOne => &FROM_ONE,
             super::StepSequence::FromTwo => &FROM_TWO,

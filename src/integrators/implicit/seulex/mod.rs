@@ -17,6 +17,11 @@ mod tableau;
 mod workspace;
 
 pub use sequence::StepSequence;
+/// For SEULEX's adjoint (`src/sensitivity/adjoint/seulex.rs`).
+#[cfg(feature = "alloc")]
+pub(crate) use sequence::{MAX_COLUMNS, Table};
+#[cfg(feature = "alloc")]
+pub(crate) use tableau::extrapolate;
 pub use workspace::SeulexWorkspace;
 
 use crate::Structure;

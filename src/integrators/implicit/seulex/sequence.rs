@@ -114,7 +114,7 @@ impl StepSequence {
 
 /// The step numbers and works of a sequence, computed once.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Table {
+pub(crate) struct Table {
     /// `nⱼ` (index `j − 1`).
     pub numbers: [u32; MAX_COLUMNS],
     /// `Aⱼ` (index `j − 1`).
@@ -130,7 +130,7 @@ impl Table {
     }
 
     /// `nⱼ` of line `j` (from 1).
-    pub(super) fn n(&self, j: usize) -> f64 {
+    pub(crate) fn n(&self, j: usize) -> f64 {
         f64::from(self.numbers[j - 1])
     }
 }

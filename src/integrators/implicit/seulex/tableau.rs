@@ -16,7 +16,7 @@ use num_traits::One;
 /// (Hairer–Wanner II, IV.9; the linearly implicit Euler method's error has an expansion in
 /// powers of `h`, so each column gains one order). The table holds increments from the
 /// step's start: the scheme is linear, so it extrapolates them as it would the states.
-pub(super) fn extrapolate<V: Vector>(table: &mut [V], j: usize, sequence: &Table) {
+pub(crate) fn extrapolate<V: Vector>(table: &mut [V], j: usize, sequence: &Table) {
     let one = V::Scalar::one();
     for l in (2..=j).rev() {
         let factor = sequence.n(j) / sequence.n(l - 1) - 1.0;

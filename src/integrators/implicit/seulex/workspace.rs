@@ -100,6 +100,15 @@ impl<S: State> SeulexWorkspace<S> {
     }
 }
 
+impl<S: State> SeulexWorkspace<S> {
+    /// The lines of the table the last step computed: after an accepted step, those its
+    /// value was extrapolated from.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn lines(&self) -> usize {
+        self.memory.lines
+    }
+}
+
 /// Why a line of the table could not be computed: the step is retried at half its size.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum LineFailure {
@@ -164,6 +173,10 @@ impl<S: State> SeulexWorkspace<S> {
         jacobian_matrix.prepare(forces, state)?;
         let check = jacobian_matrix.is_banded() && !self.band_checked;
         jacobian_matrix.clear();
+        // SEULEX solves y' = f only: a mass matrix is refused, not ignored.
+        if forces.mass_matrix(&mut jacobian_matrix.as_jacobian()) {
+            return Err(StepError::MassUnsupported);
+        }
         if !check && forces.jacobian(state, t, &mut jacobian_matrix.as_jacobian()) {
             return Ok(0);
         }

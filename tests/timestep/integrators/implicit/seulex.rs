@@ -629,3 +629,28 @@ fn settings_round_trip_through_serde() {
     let unknown = r#"{"structure":"dense","sequence":"from-two","autonomous":false,"k":3}"#;
     assert!(serde_json::from_str::<Seulex>(unknown).is_err());
 }
+
+/// SEULEX solves `y' = f` only: forces with a mass matrix are refused at the first step,
+/// not solved as if `M = I` (here `0 = y₂ − 1` would become `y₂' = y₂ − 1`, which grows).
+#[test]
+fn a_mass_matrix_is_refused() {
+    let dae = timestep::WithMass::new(
+        |y: &[f64; 2], _t: f64| [-y[0] + y[1], y[1] - 1.0],
+        |m: &mut timestep::Jacobian<f64>| m[(0, 0)] = 1.0,
+    );
+    let mut y = [0.0, 1.0];
+    let error = Adaptive::new(timestep::Seulex::new())
+        .solve(&mut y, &dae, 0.0, 1.0)
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            timestep::AdaptiveError::StepFailed {
+                cause: timestep::StepError::MassUnsupported,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(y, [0.0, 1.0]);
+}
