@@ -134,7 +134,7 @@ use num_traits::{One, Zero};
 /// Each stretch between sample times is a run of its own, which restarts the BDF at the
 /// first order. A model with a mass matrix is refused
 /// ([`SensitivityError::MassMatrix`]). Costs, on Robertson's kinetics at rtol 10⁻⁶: about
-/// 5.2 plain BDF solves (`benches/sensitivity.rs`).
+/// 5.3 plain BDF solves (`benches/sensitivity.rs`).
 ///
 /// **Fixed steps.** [`gradient_fixed`](Adjoint::gradient_fixed) is the adjoint of a run of
 /// fixed steps ([`FixedAdjointMethod`]): the explicit tableaus (RK4 …) by the formulas
