@@ -33,6 +33,10 @@
 //! model's Jacobian (the adjoint's forward solve, the same steps), `seulex-differences`
 //! with the rate alone, `seulex-adjoint` the gradient.
 //!
+//! And under the BDF, the same problem and gradient: `bdf` the plain solve (the BDF's own
+//! difference Jacobian, as in the adjoint's forward solve, so the same steps),
+//! `bdf-adjoint` the gradient.
+//!
 //! With `SENSITIVITY_PROFILE` set to one of the cases' names the binary runs
 //! that case alone, `SENSITIVITY_PROFILE_RUNS` times (100 unless given), without
 //! criterion, for `valgrind --tool=callgrind`, and prints its step counts.
@@ -48,7 +52,7 @@ use timestep::control::{AdaptiveMethod, IntoAdaptive};
 use timestep::sensitivity::FixedAdjointMethod;
 use timestep::sensitivity::{Adjoint, AdjointMethod, ErrorControl, Forward, Model, WithRespectTo};
 use timestep::{
-    Adaptive, Dopri5, Integrator, Jacobian, Radau5, Rk4, Rodas4, Scheme, Seulex, Statistics,
+    Adaptive, Bdf, Dopri5, Integrator, Jacobian, Radau5, Rk4, Rodas4, Scheme, Seulex, Statistics,
     Stepper, Tolerances, Trapezoid, WithJacobian,
 };
 
@@ -75,9 +79,12 @@ use robertson::{ROBERTSON_K, Robertson};
 const ROBERTSON_END: f64 = 400.0;
 const ROBERTSON_TOLERANCES: Tolerances = Tolerances::new(1e-6, 1e-10);
 
-/// Robertson's plain solve under Radau5, its rate as a closure.
+/// Robertson's plain solve under `method` (Radau5, the BDF), its rate as a closure.
 #[inline(never)]
-fn robertson_plain() -> Statistics {
+fn robertson_plain<I: IntoAdaptive>(method: I) -> Statistics
+where
+    I::Method: AdjointMethod<[f64; 3]>,
+{
     let theta = ROBERTSON_K.map(f64::ln);
     let forces = |y: &[f64; 3], t: f64| {
         let mut out = [0.0; 3];
@@ -85,16 +92,20 @@ fn robertson_plain() -> Statistics {
         out
     };
     let mut y = [1.0, 0.0, 0.0];
-    Adaptive::new(Radau5::new())
+    Adaptive::new(method)
         .with_tolerances(ROBERTSON_TOLERANCES)
         .solve(&mut y, &forces, 0.0, ROBERTSON_END)
         .expect("Robertson solves")
 }
 
-/// The gradient of `c(400)` with respect to `ln k` and the initial values, under Radau5.
+/// The gradient of `c(400)` with respect to `ln k` and the initial values, under `method`
+/// (Radau5, the BDF).
 #[inline(never)]
-fn robertson_adjoint() -> Statistics {
-    let mut solver = Adaptive::new(Radau5::new()).with_tolerances(ROBERTSON_TOLERANCES);
+fn robertson_adjoint<I: IntoAdaptive>(method: I) -> Statistics
+where
+    I::Method: AdjointMethod<[f64; 3]>,
+{
+    let mut solver = Adaptive::new(method).with_tolerances(ROBERTSON_TOLERANCES);
     let gradient = Adjoint::new(Robertson, ROBERTSON_K.map(f64::ln))
         .expect("finite parameters")
         .gradient(
@@ -340,8 +351,8 @@ fn case(name: &str) -> (u64, u64) {
         "linear" => linear_plain(&linear::parameters()),
         "adjoint" => linear_adjoint(&linear::parameters(), 32),
         "adjoint-all" => linear_adjoint(&linear::parameters(), 1),
-        "robertson" => robertson_plain(),
-        "robertson-adjoint" => robertson_adjoint(),
+        "robertson" => robertson_plain(Radau5::new()),
+        "robertson-adjoint" => robertson_adjoint(Radau5::new()),
         "rodas4" => robertson_rodas4_plain(true),
         "rodas4-differences" => robertson_rodas4_plain(false),
         "rodas4-adjoint" => robertson_rodas4_adjoint(),
@@ -352,8 +363,10 @@ fn case(name: &str) -> (u64, u64) {
         "fixed-trapezoid-adjoint" => linear_fixed_adjoint(&Trapezoid::new(), &linear::parameters()),
         "fixed-rk4" => linear_fixed(Rk4, &linear::parameters()),
         "fixed-rk4-adjoint" => linear_fixed_adjoint(&Rk4, &linear::parameters()),
+        "bdf" => robertson_plain(Bdf::new()),
+        "bdf-adjoint" => robertson_adjoint(Bdf::new()),
         _ => panic!(
-            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?}, {SEULEX_CASES:?} or {FIXED_CASES:?}, not {name:?}"
+            "SENSITIVITY_PROFILE is one of {CASES:?}, {ADJOINT_CASES:?}, {STIFF_CASES:?}, {ROSENBROCK_CASES:?}, {SEULEX_CASES:?}, {FIXED_CASES:?} or {BDF_CASES:?}, not {name:?}"
         ),
     };
     (statistics.accepted, statistics.rejected)
@@ -370,6 +383,7 @@ const FIXED_CASES: [&str; 4] = [
     "fixed-rk4",
     "fixed-rk4-adjoint",
 ];
+const BDF_CASES: [&str; 2] = ["bdf", "bdf-adjoint"];
 
 fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("sensitivity");
@@ -377,7 +391,8 @@ fn benches(c: &mut Criterion) {
     let stiff = STIFF_CASES
         .iter()
         .chain(&ROSENBROCK_CASES)
-        .chain(&SEULEX_CASES);
+        .chain(&SEULEX_CASES)
+        .chain(&BDF_CASES);
     for name in all.chain(stiff).chain(&FIXED_CASES) {
         group.bench_function(*name, |b| b.iter(|| case(name)));
     }
@@ -414,6 +429,7 @@ fn main() {
     for name in FIXED_CASES {
         assert_eq!(case(name), (100, 0), "{name}");
     }
+    assert_eq!(case("bdf-adjoint"), case("bdf"), "bdf-adjoint");
     sensitivity();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -361,6 +361,12 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         &self.workspace.method
     }
 
+    /// The method's workspace, to change (an adjoint's record asks it to keep more).
+    #[cfg(feature = "alloc")]
+    pub(super) fn method_workspace_mut(&mut self) -> &mut M::Workspace {
+        &mut self.workspace.method
+    }
+
     /// The last accepted step's full length (more than the state's time less its start
     /// once [`cut`](Run::cut_at) at an event).
     pub(super) fn step_length(&self) -> f64 {

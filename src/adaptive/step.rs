@@ -27,6 +27,12 @@ impl<'r, 'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Step<'r, 'a,
         self.run.method_workspace()
     }
 
+    /// The same, to change (the BDF's records ask it to track more).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn method_workspace_mut(&mut self) -> &mut M::Workspace {
+        self.run.method_workspace_mut()
+    }
+
     /// When the step began.
     #[must_use]
     pub fn start_time(&self) -> S::Scalar {

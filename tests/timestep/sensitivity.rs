@@ -536,6 +536,7 @@ fn finite_difference_tangent_with_a_fixed_step_implicit_method() {
 }
 
 mod adjoint;
+mod adjoint_bdf;
 mod adjoint_fixed;
 mod adjoint_radau5;
 mod adjoint_rosenbrock;

@@ -55,5 +55,5 @@ pub(crate) mod seulex;
 pub use seulex::{Seulex, SeulexWorkspace, StepSequence};
 
 // BDF: variable order and step in Nordsieck form, CVODE's strategy.
-mod bdf;
+pub(crate) mod bdf;
 pub use bdf::{Bdf, BdfWorkspace};

@@ -326,6 +326,7 @@ impl<M, P> Adjoint<M, P> {
         let recorded = Recorded {
             steps: &steps,
             records: &[],
+            record_size: 0,
             checkpoints: &mut checkpoints,
             samples: &mut samples,
             interval,

@@ -9,9 +9,11 @@ use alloc::vec::Vec;
 
 /// A method with error control whose discrete adjoint [`Adjoint`](super::Adjoint) knows:
 /// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …),
-/// [`Radau5`](crate::Radau5) and the [`Rosenbrock`](crate::Rosenbrock) methods
+/// [`Radau5`](crate::Radau5), the [`Rosenbrock`](crate::Rosenbrock) methods
 /// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
-/// them) and [`Seulex`](crate::Seulex). The forward solve and the backward sweep, with its
+/// them), [`Seulex`](crate::Seulex) and the [`Bdf`](crate::Bdf) (whose linear solver and
+/// structure the adjoint does not use: its steps are taken again and back with dense
+/// LU). The forward solve and the backward sweep, with its
 /// checkpoints, are one driver for all; the method says what a checkpoint keeps and how
 /// one step is taken again and taken back.
 ///
@@ -19,13 +21,13 @@ use alloc::vec::Vec;
 ///
 /// # Example
 ///
-/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5, by Rodas4 and by
-/// SEULEX:
+/// A stiff decay `y' = −k y`, `k = 1000`, to `t = 10⁻²` by Radau5, by Rodas4, by SEULEX
+/// and by the BDF:
 /// `L = y(t)` has `∂L/∂k = −t y(t)`.
 ///
 /// ```
 /// use timestep::sensitivity::{Adjoint, Model};
-/// use timestep::{Adaptive, Radau5, Rodas4, Seulex, Tolerances};
+/// use timestep::{Adaptive, Bdf, Radau5, Rodas4, Seulex, Tolerances};
 ///
 /// struct Decay;
 /// impl Model<f64> for Decay {
@@ -51,6 +53,11 @@ use alloc::vec::Vec;
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
 ///
 /// let mut solver = Adaptive::new(Seulex::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
+/// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
+/// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
+/// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
+///
+/// let mut solver = Adaptive::new(Bdf::new()).with_tolerances(Tolerances::new(1e-10, 1e-12));
 /// let gradient = Adjoint::new(Decay, [1000.0])?.gradient(&mut solver, &1.0, 0.0, &[1e-2], |_, _, _, out| *out = 1.0)?;
 /// assert!((gradient.parameters[0] + 1e-2 * end).abs() < 1e-6 * 1e-2 * end);
 /// assert!((gradient.initial_value - end).abs() < 1e-6 * end);
@@ -82,11 +89,17 @@ pub trait AdjointMethod<V: Vector>: AdaptiveMethod<V> + Sized + private::Sealed 
     #[doc(hidden)]
     fn checkpoint<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<V>);
 
-    /// What the backward sweep must know of the forward solve's accepted `step` besides
-    /// its time and size (SEULEX: the lines of its extrapolation table); 0 by default.
+    /// Numbers kept of every step besides its time and length: none by default; SEULEX
+    /// the lines of its extrapolation table, the BDF its order, formula and the linear map
+    /// between its Nordsieck arrays.
     #[doc(hidden)]
-    fn record<F: Forces<V> + ?Sized>(_step: &mut Step<'_, '_, V, Self, F>) -> usize {
-        0
+    const RECORD: usize = 0;
+
+    /// Pushes the [`RECORD`](AdjointMethod::RECORD) numbers of what the backward sweep
+    /// must know of the forward solve's accepted `step` onto `out`.
+    #[doc(hidden)]
+    fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<f64>) {
+        let _ = (step, out);
     }
 
     /// Buffers for stretches of up to `interval` steps of states like `like`, with
@@ -113,8 +126,17 @@ pub trait BackwardStep<V: Vector> {
     ) -> Result<(), SensitivityError>;
 
     /// The next step taken again or back is one whose
-    /// [`record`](AdjointMethod::record) was `record`.
-    fn select(&mut self, _record: usize) {}
+    /// [`record`](AdjointMethod::record) was `record`. Nothing to do by default.
+    fn select(&mut self, record: &[f64]) {
+        let _ = record;
+    }
+
+    /// Writes what the method carries from step to step besides the state, as the steps
+    /// taken again from the start left it, into a stretch's checkpoint after its state
+    /// (`checkpoint[0]`, already written). Nothing to do by default.
+    fn carry(&self, checkpoint: &mut [V]) {
+        let _ = checkpoint;
+    }
 
     /// Takes `λ = ∂L/∂y₊` back over step `index` of the stretch, `(t, h)` from `y` (taken
     /// again by [`advance`](BackwardStep::advance) first), to `∂L/∂y`, adding the step's

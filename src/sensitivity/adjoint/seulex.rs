@@ -92,8 +92,10 @@ impl<V: Vector> AdjointMethod<V> for Seulex {
     }
 
     /// The lines of the step's table.
-    fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>) -> usize {
-        step.method_workspace().lines()
+    const RECORD: usize = 1;
+
+    fn record<F: Forces<V> + ?Sized>(step: &mut Step<'_, '_, V, Self, F>, out: &mut Vec<f64>) {
+        out.push(step.method_workspace().lines() as f64);
     }
 
     fn backward(&self, like: &V, _interval: usize, parameters: usize) -> SeulexBackward<V> {
@@ -228,7 +230,8 @@ impl<V: Vector> SeulexBackward<V> {
 impl<V: Vector> BackwardStep<V> for SeulexBackward<V> {
     /// The step's lines `κ`, and the extrapolation's coefficients `cⱼ` for them: the
     /// scheme run on the unit vectors.
-    fn select(&mut self, lines: usize) {
+    fn select(&mut self, record: &[f64]) {
+        let lines = record[0] as usize;
         if lines == self.lines {
             return;
         }
@@ -497,7 +500,7 @@ mod tests {
             let mut states = vec![y0];
             for &(t, h, lines) in &STEPS {
                 let mut next = [0.0; 2];
-                backward.select(lines);
+                backward.select(&[lines as f64]);
                 let y = *states.last().unwrap();
                 backward
                     .advance(&mut model, 0, &[], &y, t, h, Some(&mut next))
@@ -506,7 +509,7 @@ mod tests {
             }
             let (mut lambda, mut gradient) = (w, [0.0]);
             for (&(t, h, lines), y) in STEPS.iter().zip(&states).rev() {
-                backward.select(lines);
+                backward.select(&[lines as f64]);
                 backward
                     .adjoint(&mut model, 0, y, t, h, &mut lambda, &mut gradient)
                     .unwrap();
@@ -527,7 +530,7 @@ mod tests {
                     let mut forward = AdjointMethod::<[f64; 4]>::backward(&method, &y, 1, 1);
                     for &(t, h, lines) in &STEPS {
                         let mut next = [0.0; 4];
-                        forward.select(lines);
+                        forward.select(&[lines as f64]);
                         forward
                             .advance(&mut model, 0, &[], &y, t, h, Some(&mut next))
                             .unwrap();
@@ -553,7 +556,7 @@ mod tests {
         // The scheme is exact on constants: y₊ = y + Σⱼ cⱼ Sⱼ.
         let mut backward = AdjointMethod::<f64>::backward(&Seulex::new(), &0.0, 1, 0);
         for lines in 1..=MAX_COLUMNS {
-            backward.select(lines);
+            backward.select(&[lines as f64]);
             let sum: f64 = backward.coefficients[..lines].iter().sum();
             assert!((sum - 1.0).abs() < 1e-12, "{lines}: {sum}");
         }

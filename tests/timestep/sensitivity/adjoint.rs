@@ -386,6 +386,14 @@ fn a_mass_matrix_is_refused() {
         loss,
     );
     assert_eq!(refused.unwrap_err(), SensitivityError::MassMatrix);
+    let refused = adjoint.gradient(
+        &mut Adaptive::new(timestep::Bdf::new()),
+        &[0.0, 1.0],
+        0.0,
+        &[1.0],
+        loss,
+    );
+    assert_eq!(refused.unwrap_err(), SensitivityError::MassMatrix);
     let backward_euler = timestep::BackwardEuler::new();
     let refused = adjoint.gradient_fixed(&backward_euler, &[0.0, 1.0], 0.0, 0.1, &[1.0], loss);
     assert_eq!(refused.unwrap_err(), SensitivityError::MassMatrix);

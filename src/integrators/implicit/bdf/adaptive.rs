@@ -36,6 +36,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         state.derivative_into(forces, t, &mut workspace.rate);
         statistics.evaluations += 1;
         workspace.memory = super::control::Memory::new(self.max_order());
+        workspace.tape.begin();
     }
 
     fn start_rate<'w>(&self, workspace: &'w BdfWorkspace<S>) -> &'w DerivativeOf<S> {
@@ -101,7 +102,8 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         }
         // Accepted: the corrected array becomes the history.
         let q = workspace.memory.order;
-        if workspace.memory.complete(h64) {
+        let save = workspace.memory.complete(h64);
+        if save {
             workspace.saved.assign(&workspace.correction);
         }
         let l = workspace.memory.formula.l;
@@ -139,6 +141,7 @@ impl<S: State> AdaptiveMethod<S> for Bdf {
         if rises {
             workspace.saved.assign(&workspace.correction);
         }
+        workspace.tape.accept(save || rises);
         Ok(error)
     }
 
@@ -239,6 +242,7 @@ fn prepare_history<S: State, F: Forces<S> + ?Sized>(
         memory.reload = false;
         memory.order = 1;
         memory.next_order = 1;
+        workspace.tape.restart();
         workspace.z[1].assign(&workspace.rate);
         workspace.z[1].scale_assign(h);
         memory.h = h64;

@@ -6,12 +6,14 @@
 //!   history, as data;
 //! - `control.rs`: the step-size and order control and the reuse rules;
 //! - `workspace.rs`: the Nordsieck array's operations and the Newton iteration;
+//! - `tape.rs`: the linear map between accepted arrays, for the adjoint;
 //! - `adaptive.rs`: CVODE's step as an [`AdaptiveMethod`](crate::control::AdaptiveMethod),
 //!   and the dense output.
 
 mod adaptive;
 mod coefficients;
 mod control;
+pub(crate) mod tape;
 mod workspace;
 
 pub use workspace::BdfWorkspace;

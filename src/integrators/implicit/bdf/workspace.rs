@@ -4,6 +4,7 @@
 
 use super::coefficients::{self, MAX_ORDER};
 use super::control::{DAE_NEWTON_TOLERANCE, DIVERGENCE, MAX_ITERATIONS, Memory, RATE_DECAY};
+use super::tape::Tape;
 use crate::control::Statistics;
 use crate::integrators::implicit::jacobian::{self, DifferenceStep, Differences, Point};
 use crate::integrators::implicit::krylov::NewtonOperator;
@@ -88,6 +89,11 @@ pub struct BdfWorkspace<S: State> {
     /// at most `n`), set at each attempt's weights.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(super) index_two: usize,
+    /// The linear map from the last accepted array to the attempt's, and that of the
+    /// last accepted step, for the adjoint (not saved: a loaded run's next step is the
+    /// first its adjoint would see).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) tape: Tape,
 }
 
 impl<S: State> BdfWorkspace<S> {
@@ -142,7 +148,16 @@ impl<S: State> BdfWorkspace<S> {
             mass: Mass::default(),
             settled: false,
             index_two: n,
+            tape: Tape::default(),
         }
+    }
+
+    /// What maps the array before the last accepted step to the one it corrected, and
+    /// that step's order and formula's `l`; the next steps' maps are tracked from now on.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn tape(&mut self) -> (&Tape, usize, &[f64; MAX_ORDER + 1]) {
+        self.tape.record();
+        (&self.tape, self.memory.order, &self.memory.formula.l)
     }
 
     /// Asks the forces for their mass matrix, once per workspace, in the layout of the
@@ -276,12 +291,14 @@ impl<S: State> BdfWorkspace<S> {
             factor = factor * eta;
             column.scale_assign(factor);
         }
+        self.tape.rescale(eta.to_f64(), self.memory.order);
     }
 
     /// The order rises from `q` (CVODE's `cvIncreaseBDF`).
     pub(super) fn raise_order(&mut self) {
         let q = self.memory.order;
         let (a1, c) = coefficients::increase(q, self.memory.h, &self.memory.tau);
+        self.tape.raise(q, a1, &c);
         let (lower, upper) = self.z.split_at_mut(q + 1);
         let new = &mut upper[0];
         new.assign(&self.saved);
@@ -297,6 +314,7 @@ impl<S: State> BdfWorkspace<S> {
             return;
         }
         let c = coefficients::decrease(q, self.memory.h, &self.memory.tau);
+        self.tape.lower(q, &c);
         let (lower, upper) = self.z.split_at_mut(q);
         for (j, column) in lower.iter_mut().enumerate().take(q).skip(2) {
             column.add_scaled_assign(&upper[0], S::Scalar::from_f64(-c[j]));
