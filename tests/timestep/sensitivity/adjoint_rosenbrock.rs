@@ -22,7 +22,6 @@
 
 use super::{B, K, V0, X0};
 use approx::assert_relative_eq;
-use core::num::NonZeroUsize;
 use timestep::sensitivity::{Adjoint, Augmented, Forward, Model, SensitivityError, WithRespectTo};
 use timestep::{
     Adaptive, Integrator, Jacobian, Rodas4, Ros3p, Rosenbrock, SmallVector, Tolerances,
@@ -30,8 +29,8 @@ use timestep::{
 };
 
 use super::adjoint_radau5::{
-    KINETICS_TIMES, adjoint_gradient, assert_matches_central_differences, kinetics_data,
-    least_squares,
+    KINETICS_TIMES, adjoint_gradient, assert_checkpoint_intervals_agree,
+    assert_matches_central_differences, kinetics_data, least_squares,
 };
 use super::robertson::{ROBERTSON_K, Robertson};
 
@@ -430,29 +429,8 @@ fn robertson_gradient_matches_central_differences_of_tight_solves() {
 
 #[test]
 fn the_checkpoint_interval_changes_nothing_but_round_off() {
-    let theta = ROBERTSON_K.map(f64::ln);
-    let data = kinetics_data(&KINETICS_TIMES);
-    let loss = least_squares(&data);
-    let y0 = [1.0, 0.0, 0.0];
-    let at = |interval: usize| {
-        let mut solver = Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-6, 1e-10));
-        Adjoint::new(Robertson, theta)
-            .unwrap()
-            .with_checkpoint_interval(NonZeroUsize::new(interval).unwrap())
-            .gradient(&mut solver, &y0, 0.0, &KINETICS_TIMES, &loss)
-            .unwrap()
-    };
-    let every = at(1);
-    assert!(
-        every.statistics.accepted > 40,
-        "{}",
-        every.statistics.accepted
-    );
-    let every = adjoint_gradient(&every);
-    for interval in [3, usize::MAX] {
-        let difference = relative_difference(&adjoint_gradient(&at(interval)), &every);
-        assert!(difference < 1e-12, "interval {interval}: {difference:e}");
-    }
+    let solver = || Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-6, 1e-10));
+    assert_checkpoint_intervals_agree(solver, &[3, usize::MAX], 40);
 }
 
 #[test]

@@ -15,13 +15,12 @@
 
 use super::{B, K, Spring, V0, X0, spring_exact};
 use approx::assert_relative_eq;
-use core::num::NonZeroUsize;
 use timestep::sensitivity::{Adjoint, Model, SensitivityError};
 use timestep::{Adaptive, Seulex, StepSequence, Tolerances};
 
 use super::adjoint_radau5::{
-    KINETICS_TIMES, adjoint_gradient, assert_matches_central_differences, kinetics_data,
-    least_squares,
+    KINETICS_TIMES, adjoint_gradient, assert_checkpoint_intervals_agree,
+    assert_matches_central_differences, kinetics_data, least_squares,
 };
 use super::robertson::{ROBERTSON_K, Robertson};
 
@@ -147,40 +146,10 @@ fn robertson_gradient_matches_central_differences_of_tight_solves() {
     assert_matches_central_differences(&gradient.parameters, theta, &data);
 }
 
-/// The largest difference relative to the largest entry of `expected`.
-fn relative_difference(got: &[f64], expected: &[f64]) -> f64 {
-    assert_eq!(got.len(), expected.len());
-    let scale = expected.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-    got.iter()
-        .zip(expected)
-        .fold(0.0_f64, |m, (g, e)| m.max((g - e).abs() / scale))
-}
-
 #[test]
 fn the_checkpoint_interval_changes_nothing_but_round_off() {
-    let theta = ROBERTSON_K.map(f64::ln);
-    let data = kinetics_data(&KINETICS_TIMES);
-    let loss = least_squares(&data);
-    let y0 = [1.0, 0.0, 0.0];
-    let at = |interval: usize| {
-        let mut solver = Adaptive::new(Seulex::new()).with_tolerances(Tolerances::new(1e-6, 1e-10));
-        Adjoint::new(Robertson, theta)
-            .unwrap()
-            .with_checkpoint_interval(NonZeroUsize::new(interval).unwrap())
-            .gradient(&mut solver, &y0, 0.0, &KINETICS_TIMES, &loss)
-            .unwrap()
-    };
-    let every = at(1);
-    assert!(
-        every.statistics.accepted > 20,
-        "{}",
-        every.statistics.accepted
-    );
-    let every = adjoint_gradient(&every);
-    for interval in [7, usize::MAX] {
-        let difference = relative_difference(&adjoint_gradient(&at(interval)), &every);
-        assert!(difference < 1e-12, "interval {interval}: {difference:e}");
-    }
+    let solver = || Adaptive::new(Seulex::new()).with_tolerances(Tolerances::new(1e-6, 1e-10));
+    assert_checkpoint_intervals_agree(solver, &[7, usize::MAX], 20);
 }
 
 #[test]
