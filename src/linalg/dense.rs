@@ -86,6 +86,19 @@ pub(crate) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]
     }
 }
 
+/// The [`solve`] of `n` unknowns as a function of its own, for a caller that solves many
+/// times with one factorisation and so picks it once (up to four unknowns; `None` beyond,
+/// and for `n = 0`): the same arithmetic, so the same bits.
+pub(crate) fn small_solve<T: Entry>(n: usize) -> Option<fn(&[T], &[usize], &mut [T])> {
+    match n {
+        1 => Some(solve_fixed::<T, 1>),
+        2 => Some(solve_fixed::<T, 2>),
+        3 => Some(solve_fixed::<T, 3>),
+        4 => Some(solve_fixed::<T, 4>),
+        _ => None,
+    }
+}
+
 /// [`solve`] for `N` unknowns.
 #[inline(always)]
 fn solve_fixed<T: Entry, const N: usize>(a: &[T], pivots: &[usize], rhs: &mut [T]) {

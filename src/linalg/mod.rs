@@ -633,6 +633,32 @@ impl<T: Scalar> Matrix<T> {
         }
     }
 
+    /// A solver for the last factorisation with its structure, order and size looked at
+    /// once: for a method that solves several right-hand sides per factorisation (a
+    /// Rosenbrock step's stages). On a small dense matrix in the unknowns' order it calls
+    /// the unrolled solve of its size straight away, where [`solve`](Matrix::solve) takes
+    /// the dispatch over sparse, order, structure and size at every call (a fifth of the
+    /// instructions of Rodas4 on Robertson were those solves: BENCHMARKS.md, "Stiff
+    /// solvers against the reference codes"). The same arithmetic, so the same bits.
+    pub(crate) fn solver(&mut self) -> Solver<'_, T> {
+        #[cfg(feature = "sparse")]
+        let sparse = self.sparse.is_some();
+        #[cfg(not(feature = "sparse"))]
+        let sparse = false;
+        let small = match (sparse, self.structure, self.order) {
+            (false, Structure::Dense, Order::Natural) => dense::small_solve(self.dim),
+            _ => None,
+        };
+        match small {
+            Some(kernel) => Solver::Small {
+                entries: &self.entries,
+                pivots: &self.pivots,
+                kernel,
+            },
+            None => Solver::Any(self),
+        }
+    }
+
     /// Whether the matrix keeps only some entries (a band narrower than itself, or a
     /// sparse pattern), which [`check_band`](Matrix::check_band) checks the forces against.
     pub(crate) fn is_banded(&self) -> bool {
@@ -726,6 +752,34 @@ impl<T: Scalar> Matrix<T> {
             };
         });
         margin
+    }
+}
+
+/// A factorised [`Matrix`] ready to solve with, from [`Matrix::solver`].
+pub(crate) enum Solver<'m, T: Scalar> {
+    /// A small dense matrix in the unknowns' order: its factors and the solve of its size.
+    Small {
+        entries: &'m [T],
+        pivots: &'m [usize],
+        kernel: fn(&[T], &[usize], &mut [T]),
+    },
+    /// Any other: [`Matrix::solve`].
+    Any(&'m mut Matrix<T>),
+}
+
+impl<T: Scalar> Solver<'_, T> {
+    /// Solves `A x = b`, `b` in `rhs`, `x` out, both over the unknowns, as
+    /// [`Matrix::solve`] does.
+    #[inline(always)]
+    pub(crate) fn solve(&mut self, rhs: &mut [T]) {
+        match self {
+            Solver::Small {
+                entries,
+                pivots,
+                kernel,
+            } => kernel(entries, pivots, rhs),
+            Solver::Any(matrix) => matrix.solve(rhs),
+        }
     }
 }
 

@@ -581,6 +581,7 @@ impl<const N: usize> Rosenbrock<N> {
             }
             None => matrix.factor_shifted(jacobian, h_gamma, S::Scalar::one())?,
         }
+        let mut matrix = matrix.solver();
 
         for i in 0..N {
             if i > 0 && !tableau.reuses_rate(i) {
