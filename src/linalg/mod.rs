@@ -435,9 +435,17 @@ impl<T: Scalar> Matrix<T> {
         for (entry, &j) in self.entries.iter_mut().zip(jacobian.entries.iter()) {
             *entry = -(scale * j);
         }
-        for i in 0..self.dim {
-            let at = self.offset(i, i);
-            self.entries[at] = self.entries[at] + shift;
+        if self.structure == Structure::Dense {
+            // Every (dim + 1)-th entry, without `offset`'s dispatch and the buffer's per
+            // entry: half of this function's own instructions at three unknowns.
+            for entry in self.entries.iter_mut().step_by(self.dim + 1) {
+                *entry = *entry + shift;
+            }
+        } else {
+            for i in 0..self.dim {
+                let at = self.offset(i, i);
+                self.entries[at] = self.entries[at] + shift;
+            }
         }
         self.factor()
     }
