@@ -86,10 +86,14 @@ pub(crate) fn solve<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]
     }
 }
 
+/// A solve of one size: the factors, the pivots, the right-hand side in and the solution
+/// out, as [`solve`] takes them.
+pub(crate) type Kernel<T> = fn(&[T], &[usize], &mut [T]);
+
 /// The [`solve`] of `n` unknowns as a function of its own, for a caller that solves many
 /// times with one factorisation and so picks it once (up to four unknowns; `None` beyond,
 /// and for `n = 0`): the same arithmetic, so the same bits.
-pub(crate) fn small_solve<T: Entry>(n: usize) -> Option<fn(&[T], &[usize], &mut [T])> {
+pub(crate) fn small_solve<T: Entry>(n: usize) -> Option<Kernel<T>> {
     match n {
         1 => Some(solve_fixed::<T, 1>),
         2 => Some(solve_fixed::<T, 2>),

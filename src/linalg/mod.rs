@@ -436,8 +436,8 @@ impl<T: Scalar> Matrix<T> {
             *entry = -(scale * j);
         }
         if self.structure == Structure::Dense {
-            // Every (dim + 1)-th entry, without `offset`'s dispatch and the buffer's per
-            // entry: half of this function's own instructions at three unknowns.
+            // Every (dim + 1)-th entry, without `offset`'s dispatch and the buffer's
+            // `match` per entry (24 instructions a factorisation at three unknowns).
             for entry in self.entries.iter_mut().step_by(self.dim + 1) {
                 *entry = *entry + shift;
             }
@@ -645,9 +645,9 @@ impl<T: Scalar> Matrix<T> {
     /// once: for a method that solves several right-hand sides per factorisation (a
     /// Rosenbrock step's stages). On a small dense matrix in the unknowns' order it calls
     /// the unrolled solve of its size straight away, where [`solve`](Matrix::solve) takes
-    /// the dispatch over sparse, order, structure and size at every call (a fifth of the
-    /// instructions of Rodas4 on Robertson were those solves: BENCHMARKS.md, "Stiff
-    /// solvers against the reference codes"). The same arithmetic, so the same bits.
+    /// the dispatch over sparse, order, structure and size at every call (107
+    /// instructions a 3 × 3 solve, 63 through this: BENCHMARKS.md, "The small solve
+    /// picked once per factorisation"). The same arithmetic, so the same bits.
     pub(crate) fn solver(&mut self) -> Solver<'_, T> {
         #[cfg(feature = "sparse")]
         let sparse = self.sparse.is_some();
@@ -769,7 +769,7 @@ pub(crate) enum Solver<'m, T: Scalar> {
     Small {
         entries: &'m [T],
         pivots: &'m [usize],
-        kernel: fn(&[T], &[usize], &mut [T]),
+        kernel: dense::Kernel<T>,
     },
     /// Any other: [`Matrix::solve`].
     Any(&'m mut Matrix<T>),
@@ -880,6 +880,12 @@ mod tests {
         matrix.factor().ok()?;
         let mut x = rhs.to_vec();
         matrix.solve(&mut x);
+        // The solve picked once per factorisation (the small dense kernel up to four
+        // unknowns, `solve` itself beyond and for the other structures): the same bits.
+        let mut picked = rhs.to_vec();
+        matrix.solver().solve(&mut picked);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&picked), bits(&x), "{structure:?}, {n} unknowns");
         Some(x)
     }
 
@@ -940,6 +946,9 @@ mod tests {
             let mut x = [1.0, 2.0];
             matrix.solve(&mut x);
             assert_eq!(x, [1.0, 1.0], "{structure:?}");
+            let mut picked = [1.0, 2.0];
+            matrix.solver().solve(&mut picked);
+            assert_eq!(picked, [1.0, 1.0], "{structure:?}");
 
             let mut singular = Matrix::<f64>::new(structure, Order::Natural, 2).unwrap();
             singular.as_jacobian()[(0, 0)] = 1.0;
