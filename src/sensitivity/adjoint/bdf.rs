@@ -51,6 +51,7 @@
 
 use super::linearised::Linearised;
 use super::method::{AdjointMethod, BackwardStep, private::Sealed};
+use super::round_off::{self, MAX_ITERATIONS, Next, not_solved};
 use crate::adaptive::Step;
 use crate::integrators::implicit::bdf::tape::SAVED;
 use crate::linalg::dense;
@@ -66,13 +67,6 @@ const COLUMNS: usize = MAX_ORDER + 2;
 
 /// A step's record: restart, order, saved, `l₀ … l₅`, the transfer's rows `1 … 5`.
 const RECORD: usize = 3 + (MAX_ORDER + 1) + MAX_ORDER * COLUMNS;
-
-/// Newton iterations allowed to solve one corrector to round-off.
-const MAX_ITERATIONS: usize = 20;
-
-/// The corrector is solved when Newton's update moves no coordinate by more than this
-/// many units of round-off of the larger of it and the start (as for Radau5's stages).
-const CONVERGED_ULPS: f64 = 4.0;
 
 impl Sealed for Bdf {}
 
@@ -274,7 +268,6 @@ impl<V: Vector> BackwardStep<V> for BdfBackward<V> {
         let gamma = h / V::Scalar::from_f64(l[1]);
         let inverse_l1 = V::Scalar::from_f64(1.0 / l[1]);
         let end_time = t + h;
-        let epsilon = V::Scalar::epsilon();
         let tiny = V::Scalar::min_positive_value();
         let mut previous = V::Scalar::infinity();
         let mut refresh = true;
@@ -313,18 +306,13 @@ impl<V: Vector> BackwardStep<V> for BdfBackward<V> {
                 let scale = end.component(r).abs().max(y.component(r).abs()).max(tiny);
                 size = size.max(update.abs() / scale);
             }
-            if !size.is_finite() {
-                return Err(not_solved(t));
+            match round_off::next(size, previous, t)? {
+                Next::Solved => {
+                    converged = true;
+                    break;
+                }
+                Next::Again { refresh: slow } => (refresh, previous) = (slow, size),
             }
-            if size <= V::Scalar::from_f64(CONVERGED_ULPS) * epsilon
-                || (size >= previous && size <= V::Scalar::from_f64(1e3) * epsilon)
-            {
-                converged = true;
-                break;
-            }
-            // Slow: a new matrix at the iterate.
-            refresh = size > V::Scalar::from_f64(0.5) * previous;
-            previous = size;
         }
         if !converged {
             return Err(not_solved(t));
@@ -465,14 +453,6 @@ fn factor<V: Vector, M: Model<V>>(
 fn add<T: Scalar>(sum: &mut [T], part: &[T]) {
     for (s, p) in sum.iter_mut().zip(part) {
         *s = *s + *p;
-    }
-}
-
-/// The corrector of the step from `time` could not be solved again.
-#[cold]
-fn not_solved<T: Scalar>(time: T) -> SensitivityError {
-    SensitivityError::StagesNotSolved {
-        time: time.to_f64(),
     }
 }
 

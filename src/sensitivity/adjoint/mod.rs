@@ -1,7 +1,6 @@
 //! [`Adjoint`]: the gradient of a function of the solution, by the discrete adjoint of the
-//! method that solved it (an explicit pair, Radau5, a Rosenbrock method, SEULEX or the
-//! BDF), with
-//! checkpoints.
+//! method that solved it (an explicit pair, Radau5, a Rosenbrock method, SEULEX, the BDF,
+//! or a fixed-step run), with checkpoints.
 //!
 //! - `method.rs`: what a method gives the one driver here ([`AdjointMethod`]);
 //! - `fixed.rs`: the fixed-step runs ([`Adjoint::gradient_fixed`], [`FixedAdjointMethod`]),
@@ -11,6 +10,8 @@
 //!   of Radau5 and of a Rosenbrock method;
 //! - `seulex.rs`: the backward step of SEULEX;
 //! - `bdf.rs`: the backward step of the BDF;
+//! - `round_off.rs`: Newton's method taken to round-off, as the implicit methods' steps
+//!   are taken again;
 //! - `linearised.rs`: the model's rates and Jacobian products, counted.
 
 mod bdf;
@@ -21,6 +22,7 @@ mod method;
 mod one_stage;
 mod radau5;
 mod rosenbrock;
+mod round_off;
 mod seulex;
 
 pub use fixed::FixedAdjointMethod;

@@ -47,7 +47,7 @@
 
 use super::linearised::Linearised;
 use super::method::BackwardStep;
-use super::radau5::{CONVERGED_ULPS, MAX_ITERATIONS, not_solved};
+use super::round_off::{self, MAX_ITERATIONS, Next, not_solved};
 use crate::linalg::dense;
 use crate::sensitivity::{Model, SensitivityError};
 use crate::{Scalar, Vector};
@@ -173,7 +173,6 @@ impl<V: Vector> BackwardStep<V> for OneStageBackward<V> {
             model.rate(y, t, &mut self.start_part);
             self.start_part.scale_assign(one - weight);
         }
-        let epsilon = V::Scalar::epsilon();
         let tiny = V::Scalar::min_positive_value();
         let mut previous = V::Scalar::infinity();
         let mut refresh = true;
@@ -202,21 +201,16 @@ impl<V: Vector> BackwardStep<V> for OneStageBackward<V> {
                 let scale = (start + h * value).abs().max(start.abs()).max(tiny);
                 size = size.max((h * correction).abs() / scale);
             }
-            if !size.is_finite() {
-                return Err(not_solved(t));
-            }
-            if size <= V::Scalar::from_f64(CONVERGED_ULPS) * epsilon
-                || (size >= previous && size <= V::Scalar::from_f64(1e3) * epsilon)
-            {
-                if let Some(next) = next {
-                    next.assign(y);
-                    next.add_scaled_assign(&self.rates[index], h);
+            match round_off::next(size, previous, t)? {
+                Next::Solved => {
+                    if let Some(next) = next {
+                        next.assign(y);
+                        next.add_scaled_assign(&self.rates[index], h);
+                    }
+                    return Ok(());
                 }
-                return Ok(());
+                Next::Again { refresh: slow } => (refresh, previous) = (slow, size),
             }
-            // Slow: a new matrix at the iterate.
-            refresh = size > V::Scalar::from_f64(0.5) * previous;
-            previous = size;
         }
         Err(not_solved(t))
     }

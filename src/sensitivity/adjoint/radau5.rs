@@ -63,6 +63,7 @@
 
 use super::linearised::Linearised;
 use super::method::{AdjointMethod, BackwardStep, private::Sealed};
+use super::round_off::{self, MAX_ITERATIONS, Next, not_solved};
 use crate::adaptive::Step;
 use crate::integrators::implicit::radau5::{matrix, nodes};
 use crate::linalg::dense;
@@ -71,13 +72,6 @@ use crate::{Forces, Radau5, Scalar, Vector};
 use alloc::vec;
 use alloc::vec::Vec;
 use num_traits::{Float, One, Zero};
-
-/// Newton iterations allowed to solve one step's stage equations to round-off.
-pub(super) const MAX_ITERATIONS: usize = 20;
-
-/// A step's stage equations are solved when Newton's correction moves no coordinate of
-/// a stage by more than this many units of round-off of the larger of it and the start.
-pub(super) const CONVERGED_ULPS: f64 = 4.0;
 
 impl Sealed for Radau5 {}
 
@@ -255,7 +249,6 @@ impl<V: Vector> BackwardStep<V> for Radau5Backward<V> {
     ) -> Result<(), SensitivityError> {
         self.start(index, checkpoint, h);
         let n = self.n;
-        let epsilon = V::Scalar::epsilon();
         let tiny = V::Scalar::min_positive_value();
         let mut previous = V::Scalar::infinity();
         let mut refresh = true;
@@ -297,18 +290,13 @@ impl<V: Vector> BackwardStep<V> for Radau5Backward<V> {
                     size = size.max(correction.abs() / scale);
                 }
             }
-            if !size.is_finite() {
-                return Err(not_solved(t));
+            match round_off::next(size, previous, t)? {
+                Next::Solved => {
+                    converged = true;
+                    break;
+                }
+                Next::Again { refresh: slow } => (refresh, previous) = (slow, size),
             }
-            if size <= V::Scalar::from_f64(CONVERGED_ULPS) * epsilon
-                || (size >= previous && size <= V::Scalar::from_f64(1e3) * epsilon)
-            {
-                converged = true;
-                break;
-            }
-            // Slow: a new matrix at the iterate.
-            refresh = size > V::Scalar::from_f64(0.5) * previous;
-            previous = size;
         }
         if !converged {
             return Err(not_solved(t));
@@ -368,13 +356,5 @@ impl<V: Vector> BackwardStep<V> for Radau5Backward<V> {
             }
         }
         Ok(())
-    }
-}
-
-/// The stage equations of the step from `time` could not be solved again.
-#[cold]
-pub(super) fn not_solved<T: Scalar>(time: T) -> SensitivityError {
-    SensitivityError::StagesNotSolved {
-        time: time.to_f64(),
     }
 }
