@@ -6,7 +6,7 @@ use super::control::Memory;
 use super::sequence::{KEPT_INCREMENTS, MAX_COLUMNS, Table, first_kept};
 use super::tableau::extrapolate;
 use crate::integrators::implicit::jacobian::{self, DifferenceStep, Differences, Point};
-use crate::linalg::{Buffer, Matrix, Order, Structure};
+use crate::linalg::{Buffer, Matrix, Order, Solver, Structure};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
 use num_traits::{Float, One};
 
@@ -120,7 +120,7 @@ pub(super) enum LineFailure {
 }
 
 /// `x ← (I/hⱼ − J)⁻¹ x`, through the solution buffer.
-fn solve<V: Vector>(matrix: &mut Matrix<V::Scalar>, solution: &mut [V::Scalar], x: &mut V) {
+fn solve<V: Vector>(matrix: &mut Solver<'_, V::Scalar>, solution: &mut [V::Scalar], x: &mut V) {
     for (k, value) in solution.iter_mut().enumerate() {
         *value = x.component(k);
     }
@@ -266,6 +266,8 @@ impl<S: State> SeulexWorkspace<S> {
             .factor_shifted(jacobian, one, inverse)
             .map_err(LineFailure::Step)?;
         *decompositions += 1;
+        // A line solves once per substep with one factorisation: its solve picked once.
+        let matrix = &mut matrix.solver();
 
         if autonomous {
             delta.assign(rate);
