@@ -355,7 +355,7 @@ impl<S: State> Moved<S> for Increment<'_, S> {
 /// (TwoSum, exact for any two finite numbers: Fast2Sum would need `|yᵢ| ≥ |dᵢ|`, which a
 /// coordinate crossing zero breaks).
 #[inline(always)]
-fn add_compensated<S: State>(
+pub(crate) fn add_compensated<S: State>(
     state: &mut S,
     increment: &DerivativeOf<S>,
     compensation: &mut DerivativeOf<S>,
