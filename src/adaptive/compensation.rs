@@ -1,6 +1,7 @@
 //! Compensated summation of an adaptive run's steps
 //! ([`Adaptive::with_compensated_summation`](super::Adaptive::with_compensated_summation)).
 
+use crate::control::AdaptiveMethod;
 use crate::integrators::partitioned::add_compensated;
 use crate::{DerivativeOf, State, Vector};
 use num_traits::One;
@@ -54,15 +55,19 @@ impl<S: State> Compensation<S> {
         self.time_lost = 0.0;
     }
 
-    /// The buffer the method writes the accepted step's increment `d` to.
-    pub(super) fn increment_mut(&mut self) -> &mut DerivativeOf<S> {
-        &mut self.increment
-    }
-
-    /// `end = start + (d + c)` coordinate by coordinate, `c` becoming what this sum
-    /// rounds off (exactly, by TwoSum), `d` the increment written to
-    /// [`increment_mut`](Compensation::increment_mut).
-    pub(super) fn add(&mut self, start: &S, end: &mut S) {
+    /// `end = start + (d + c)` coordinate by coordinate, `d` the increment of the step of
+    /// `h` from `start` that `method` just accepted, `c` becoming what this sum rounds off
+    /// (exactly, by TwoSum). Out of line: a plain run's step only tests for it.
+    #[inline(never)]
+    pub(super) fn add_step<M: AdaptiveMethod<S>>(
+        &mut self,
+        method: &M,
+        workspace: &mut M::Workspace,
+        start: &S,
+        h: S::Scalar,
+        end: &mut S,
+    ) {
+        method.increment(workspace, start, h, &mut self.increment);
         self.increment
             .add_scaled_assign(&self.lost, S::Scalar::one());
         end.clone_from(start);

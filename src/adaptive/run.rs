@@ -563,8 +563,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         }
         self.progress.statistics.accepted += 1;
         if let Some(compensation) = compensation {
-            method.increment(stages, self.state, h_s, compensation.increment_mut());
-            compensation.add(self.state, other);
+            compensation.add_step(method, stages, self.state, h_s, other);
         }
         method.accept(
             stages,

@@ -113,51 +113,6 @@ fn the_time_after_k_steps_is_k_steps() {
     assert!(plain >= 10.0, "{plain}");
 }
 
-/// Kepler's problem (e = 0.5, GM = 1) over 10⁴ periods with DOP853 at a tolerance whose
-/// local error is near rounding: printed, for BENCHMARKS.md.
-#[test]
-#[ignore = "a measurement"]
-fn kepler_energy_over_many_periods() {
-    let kepler = |y: &[f64; 4], _t: f64| {
-        let r2 = y[0] * y[0] + y[1] * y[1];
-        let r3 = r2 * r2.sqrt();
-        [y[2], y[3], -y[0] / r3, -y[1] / r3]
-    };
-    let e = 0.5_f64;
-    let energy =
-        |y: &[f64; 4]| 0.5 * (y[2] * y[2] + y[3] * y[3]) - 1.0 / (y[0] * y[0] + y[1] * y[1]).sqrt();
-    for tolerance in [1e-12, 1e-14, 1e-15] {
-        for compensated in [false, true] {
-            let mut y = [1.0 - e, 0.0, 0.0, ((1.0 + e) / (1.0 - e)).sqrt()];
-            let solver =
-                Adaptive::new(Dop853).with_tolerances(Tolerances::new(tolerance, tolerance));
-            let mut solver = if compensated {
-                solver.with_compensated_summation()
-            } else {
-                solver
-            };
-            let mut worst = Vec::new();
-            let mut run = solver
-                .start(&mut y, &kepler, 0.0, 1e4 * std::f64::consts::TAU)
-                .unwrap();
-            let mut largest = 0.0_f64;
-            let mut next = std::f64::consts::TAU * 10.0;
-            while run.step().unwrap() {
-                largest = largest.max(((energy(run.state()) + 0.5) / 0.5).abs());
-                if run.time() >= next {
-                    worst.push(largest);
-                    next *= 10.0;
-                }
-            }
-            worst.push(largest);
-            println!(
-                "tol {tolerance:e} compensated {compensated}: {worst:?} {:?}",
-                run.statistics()
-            );
-        }
-    }
-}
-
 /// Only a method that gives its increments can be compensated: the implicit methods are
 /// refused when a run starts, by type and by name; the explicit pairs run, by name too.
 #[test]
