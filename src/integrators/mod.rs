@@ -20,7 +20,7 @@ pub use explicit_rk::{
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, Bdf, BdfWorkspace, ImplicitMidpoint, ImplicitSettings,
-    ImplicitWorkspace, Newmark, NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock,
+    ImplicitWorkspace, Newmark, NewmarkError, Radau5, Radau5Workspace, Rodas4, Rodas5P, Ros3p, Rosenbrock,
     RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace, Seulex, SeulexWorkspace, StepSequence,
     Trapezoid, WithJacobian, WithMass,
 };
