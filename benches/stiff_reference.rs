@@ -46,8 +46,7 @@ use std::hint::black_box;
 use std::time::Duration;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    Bdf, InPlace, Jacobian, Radau5, Rodas4, Rodas5P, Seulex, Statistics, Tolerances,
-    WithJacobian,
+    Bdf, InPlace, Jacobian, Radau5, Rodas4, Rodas5P, Seulex, Statistics, Tolerances, WithJacobian,
 };
 
 /// Van der Pol's stiffness and end.

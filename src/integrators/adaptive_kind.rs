@@ -395,9 +395,7 @@ impl AdaptiveKind {
     pub fn with_settings(self, settings: ImplicitSettings) -> Self {
         match self {
             AdaptiveKind::Rodas4(method) => AdaptiveKind::Rodas4(method.with_settings(settings)),
-            AdaptiveKind::Rodas5P(method) => {
-                AdaptiveKind::Rodas5P(method.with_settings(settings))
-            }
+            AdaptiveKind::Rodas5P(method) => AdaptiveKind::Rodas5P(method.with_settings(settings)),
             AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.with_settings(settings)),
             AdaptiveKind::Radau5(method) => AdaptiveKind::Radau5(method.with_settings(settings)),
             AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.with_settings(settings)),

@@ -8,8 +8,8 @@ use common::spring;
 use timestep::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dop853, Dopri5, ExplicitEuler,
     ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator, Leapfrog, Method, MethodKind,
-    Midpoint, Newmark, Particle, PositionVerlet, PredictorCorrector, Radau5, Rk4, Rodas4, Rodas5P, Ros3p,
-    SemiImplicitEuler, StepError, Stepper, Trajectory, Trapezoid, Tsit5, Verlet,
+    Midpoint, Newmark, Particle, PositionVerlet, PredictorCorrector, Radau5, Rk4, Rodas4, Rodas5P,
+    Ros3p, SemiImplicitEuler, StepError, Stepper, Trajectory, Trapezoid, Tsit5, Verlet,
 };
 
 const NON_FINITE: [f64; 3] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];

@@ -30,8 +30,8 @@ use common::{C, log_log_slope, rosenbrock_stability};
 use timestep::adaptive::{Adaptive, Direction, Event};
 use timestep::{AdaptiveError, Tolerances};
 use timestep::{
-    Dopri5, InPlace, Integrator, Jacobian, Rodas4, Rodas5P, Ros3p, Rosenbrock,
-    RosenbrockDense, RosenbrockTableau, StepError, Stepper, Structure, WithJacobian,
+    Dopri5, InPlace, Integrator, Jacobian, Rodas4, Rodas5P, Ros3p, Rosenbrock, RosenbrockDense,
+    RosenbrockTableau, StepError, Stepper, Structure, WithJacobian,
 };
 
 /// Runs `body` once for each method under test, with its name, the method, and the order
