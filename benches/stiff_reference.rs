@@ -1,4 +1,4 @@
-//! `timestep`'s stiff solvers (Radau5, Rodas4, SEULEX, all under error control, analytic
+//! `timestep`'s stiff solvers (Radau5, Rodas4, Rodas5P, SEULEX, all under error control, analytic
 //! Jacobians) on the problems of the comparison with the reference codes (Hairer's
 //! radau5.f, rodas.f and seulex.f, Boost.Odeint's `rosenbrock4`, SUNDIALS CVODE): the
 //! `timestep` side of BENCHMARKS.md's "Stiff solvers against the reference codes". The
@@ -25,6 +25,7 @@
 //! cargo bench --bench stiff_reference                       # the criterion medians
 //! STIFF_REF_REFERENCE= cargo bench --bench stiff_reference  # the references, printed
 //! STIFF_REF_SEARCH= cargo bench --bench stiff_reference     # the tolerance search
+//! STIFF_REF_SEARCH=rodas5p cargo bench --bench stiff_reference  # the search for one method
 //! STIFF_REF_RUN=vdp/radau5/k63 cargo bench --bench stiff_reference  # one run (rtol, or k<rung>)
 //! ```
 //!
@@ -45,7 +46,7 @@ use std::hint::black_box;
 use std::time::Duration;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    Bdf, InPlace, Jacobian, Radau5, Rodas4, Seulex, Statistics, Tolerances, WithJacobian,
+    Bdf, InPlace, Jacobian, Radau5, Rodas4, Rodas5P, Seulex, Statistics, Tolerances, WithJacobian,
 };
 
 /// Van der Pol's stiffness and end.
@@ -172,6 +173,11 @@ fn solve<const N: usize, F: timestep::Forces<[f64; N]>>(
             .with_initial_step(FIRST_STEP)
             .with_max_steps(10_000_000)
             .solve(y, forces, 0.0, end)),
+        "rodas5p" => run(Adaptive::new(Rodas5P.assume_autonomous())
+            .with_tolerances(tolerances)
+            .with_initial_step(FIRST_STEP)
+            .with_max_steps(10_000_000)
+            .solve(y, forces, 0.0, end)),
         "seulex" => run(Adaptive::new(Seulex::new().assume_autonomous())
             .with_tolerances(tolerances)
             .with_initial_step(FIRST_STEP)
@@ -183,7 +189,7 @@ fn solve<const N: usize, F: timestep::Forces<[f64; N]>>(
             .with_initial_step(FIRST_STEP)
             .with_max_steps(10_000_000)
             .solve(y, forces, 0.0, end)),
-        _ => panic!("no method {method:?} (radau5, rodas4, seulex, bdf)"),
+        _ => panic!("no method {method:?} (radau5, rodas4, rodas5p, seulex, bdf)"),
     }
 }
 
@@ -255,35 +261,44 @@ fn error(y: &[f64], reference: &[f64]) -> f64 {
 const TOLERANCES: &[(&str, &str, &str, i32)] = &[
     ("vdp", "1e-3", "radau5", 33),
     ("vdp", "1e-3", "rodas4", 35),
+    ("vdp", "1e-3", "rodas5p", 29),
     ("vdp", "1e-3", "seulex", 44),
     ("vdp", "1e-6", "radau5", 63),
     ("vdp", "1e-6", "rodas4", 58),
+    ("vdp", "1e-6", "rodas5p", 54),
     ("vdp", "1e-6", "seulex", 67),
     ("vdp", "1e-9", "radau5", 92),
     ("vdp", "1e-9", "rodas4", 81),
+    ("vdp", "1e-9", "rodas5p", 76),
     ("vdp", "1e-9", "seulex", 90),
     ("rober", "1e-3", "radau5", 0),
     ("rober", "1e-3", "rodas4", 16),
+    ("rober", "1e-3", "rodas5p", 8),
     ("rober", "1e-3", "seulex", 26),
     ("rober", "1e-6", "radau5", 32),
     ("rober", "1e-6", "rodas4", 37),
+    ("rober", "1e-6", "rodas5p", 42),
     ("rober", "1e-6", "seulex", 45),
     ("rober", "1e-9", "radau5", 55),
     ("rober", "1e-9", "rodas4", 61),
+    ("rober", "1e-9", "rodas5p", 69),
     ("rober", "1e-9", "seulex", 68),
     ("bruss", "1e-3", "radau5", 14),
     ("bruss", "1e-3", "rodas4", 24),
+    ("bruss", "1e-3", "rodas5p", 18),
     ("bruss", "1e-3", "seulex", 26),
     ("bruss", "1e-6", "radau5", 44),
     ("bruss", "1e-6", "rodas4", 47),
+    ("bruss", "1e-6", "rodas5p", 51),
     ("bruss", "1e-6", "seulex", 47),
     ("bruss", "1e-9", "radau5", 70),
     ("bruss", "1e-9", "rodas4", 69),
+    ("bruss", "1e-9", "rodas5p", 74),
     ("bruss", "1e-9", "seulex", 69),
 ];
 
 const PROBLEMS: [&str; 3] = ["vdp", "rober", "bruss"];
-const METHODS: [&str; 3] = ["radau5", "rodas4", "seulex"];
+const METHODS: [&str; 4] = ["radau5", "rodas4", "rodas5p", "seulex"];
 const TARGETS: [&str; 3] = ["1e-3", "1e-6", "1e-9"];
 
 fn counts(s: &Statistics) -> String {
@@ -311,12 +326,15 @@ fn parse_rtol(rtol: &str) -> f64 {
     }
 }
 
-/// For each problem, method and target, the loosest rung whose run and the next two tighter
-/// ones end within the target.
-fn search() {
+/// For each problem, method (of `methods`, or all when it is empty) and target, the loosest
+/// rung whose run and the next two tighter ones end within the target.
+fn search(methods: &str) {
     for problem in PROBLEMS {
         let reference = reference(problem);
         for method in METHODS {
+            if !methods.is_empty() && !methods.split(',').any(|m| m == method) {
+                continue;
+            }
             let errors: Vec<f64> = (0..=112)
                 .map(|k| {
                     let (rtol, caught) = (
@@ -443,8 +461,8 @@ fn main() {
         }
         return;
     }
-    if std::env::var("STIFF_REF_SEARCH").is_ok() {
-        search();
+    if let Ok(methods) = std::env::var("STIFF_REF_SEARCH") {
+        search(&methods);
         return;
     }
     benches();

@@ -220,6 +220,7 @@
 //! | [`PredictorCorrector`] | two rates, a probe and a sum | 32 MB |
 //! | [`Bs3`]; [`Dopri5`], [`Tsit5`]; [`Dop853`] (at a fixed step) | one rate per stage, a probe and a sum | 48 MB; 72 MB; 112 MB |
 //! | [`Rodas4`], tridiagonal | six stage increments, eight more rates (start and end, a stage, a sum, ∂f/∂t, the coordinates), a probe, the Jacobian (kept for the retries of a rejected step) and the band's LU (four diagonals each) and pivots, two numbers per unknown | 200 MB |
+//! | [`Rodas5P`], tridiagonal | as [`Rodas4`] with eight stage increments | 216 MB |
 //! | [`Ros3p`], tridiagonal | as [`Rodas4`] with three stage increments | 176 MB |
 //! | [`Radau5`], tridiagonal | three stage values, increments and rates, the collocation polynomial, the start and end rates, a scratch rate, the coordinates, a probe; the Jacobian and the real and complex matrices (four diagonals each) and pivots | 320 MB |
 //! | [`Seulex`] (under error control), tridiagonal | the extrapolation table (12 increments), the 78 linearly implicit Euler increments its dense output is made of, 12 derivative estimates and 12 coefficients, seven more rates, a probe; the Jacobian and the factored matrix (four diagonals each) and pivots, three numbers per unknown | 1.1 GB |
@@ -298,7 +299,8 @@
 //! - **Stiff systems to a tolerance** (chemical kinetics, relaxation oscillations,
 //!   method-of-lines PDEs): [`Adaptive`] with [`Radau5`] (Hairer and Wanner's
 //!   Radau IIA: fifth order, L-stable, its Jacobian and factorisations kept across steps)
-//!   or [`Rodas4`] ([`Ros3p`] for loose tolerances), or at tight tolerances [`Seulex`]
+//!   or [`Rodas4`] ([`Ros3p`] for loose tolerances, [`Rodas5P`] for relaxation
+//!   oscillations and 1-D PDEs from 10⁻⁶ on), or at tight tolerances [`Seulex`]
 //!   (Hairer and Wanner's extrapolated linearly implicit Euler method: its order rises to
 //!   12 as the tolerance tightens). A system is stiff when a component far
 //!   faster than the motion you follow has decayed, yet still bounds an explicit method's
@@ -339,7 +341,7 @@
 //!   constant `M`, singular allowed (a zero row is an algebraic equation `0 = fᵢ(t, y)`),
 //!   given by [`Forces::mass_matrix`] or [`WithMass`], dense, banded or sparse:
 //!   [`Radau5`] (index 1 to 3), [`Bdf`] (index 1 and 2), the Rosenbrock methods
-//!   [`Rodas4`] and [`Ros3p`] (index 1), and [`BackwardEuler`] at fixed steps (index 1 to
+//!   [`Rodas4`], [`Rodas5P`] and [`Ros3p`] (index 1), and [`BackwardEuler`] at fixed steps (index 1 to
 //!   3). A start off its algebraic equations is refused
 //!   ([`StepError::InconsistentStart`]), and so is an index above 1 where the method does
 //!   not solve it or is not told the unknowns' index ([`StepError::IndexAboveOne`]). A mass
@@ -401,7 +403,7 @@
 //! });
 //! let settings = ImplicitSettings::new().with_structure(Structure::Banded { lower: 1, upper: 1 });
 //! let pi = std::f64::consts::PI;
-//! for name in ["rodas4", "radau5", "bdf", "seulex"] {
+//! for name in ["rodas4", "rodas5p", "radau5", "bdf", "seulex"] {
 //!     let method = name.parse::<AdaptiveKind>()?.with_settings(settings);
 //!     assert_eq!(method.to_string(), name);
 //!     let mut u: Vec<f64> = (1..=n).map(|i| (pi * i as f64 * dx).sin()).collect();
@@ -754,7 +756,7 @@ pub use integrators::{Bdf, Seulex, StepSequence};
 pub use integrators::{Dprkn6, Dprkn12, Nystrom, NystromDense, NystromPair};
 #[cfg(feature = "alloc")]
 pub use integrators::{Rattle, RattleSettingError};
-pub use integrators::{Rodas4, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
+pub use integrators::{Rodas4, Rodas5P, Ros3p, Rosenbrock, RosenbrockDense, RosenbrockTableau};
 #[cfg(feature = "sparse")]
 pub use linalg::Pattern;
 pub use linalg::{Gmres, LinearSolver, Preconditioner, Side};

@@ -523,6 +523,7 @@ fn registry_workspace_bytes(kind: MethodKind, state: &Vec<f64>) -> usize {
         MethodKind::ImplicitMidpoint(m) => workspace_bytes(m.with_structure(tridiagonal), state),
         MethodKind::Newmark(m) => workspace_bytes(m.with_structure(tridiagonal), state),
         MethodKind::Rodas4(m) => workspace_bytes(m.with_structure(tridiagonal), state),
+        MethodKind::Rodas5P(m) => workspace_bytes(m.with_structure(tridiagonal), state),
         MethodKind::Ros3p(m) => workspace_bytes(m.with_structure(tridiagonal), state),
         MethodKind::Radau5(m) => workspace_bytes(m.with_structure(tridiagonal), state),
         other if other.properties().implicit => {
@@ -552,7 +553,7 @@ fn registry_workspace_bytes(kind: MethodKind, state: &Vec<f64>) -> usize {
 ///   explicit part of their step. Rodas4 six stage increments, the start and end rates, a
 ///   stage rate, a sum, ∂f/∂t and the coordinates; a probe; the Jacobian (kept for the
 ///   retries of a rejected step) and the band's LU, each four diagonals and pivots, and
-///   two numbers per unknown; Ros3p the same with three stage increments. Radau5 three
+///   two numbers per unknown; Rodas5P the same with eight stage increments, Ros3p with three. Radau5 three
 ///   stage values, three increments and three stage rates, the start and end rates, its
 ///   collocation polynomial's three coefficients, a scratch rate, the coordinates and a
 ///   probe; the Jacobian and the real matrix, each four diagonals and pivots; the complex
@@ -591,6 +592,7 @@ fn workspace_memory_on_a_million_unknowns() {
         ("implicit-midpoint", 6 + 1 + 4 + 1 + 3),
         ("newmark", 7 + 1 + 4 + 1 + 3),
         ("rodas4", 6 + 6 + 1 + 4 + 1 + 4 + 1 + 2),
+        ("rodas5p", 8 + 6 + 1 + 4 + 1 + 4 + 1 + 2),
         ("ros3p", 3 + 6 + 1 + 4 + 1 + 4 + 1 + 2),
         ("radau5", 9 + 2 + 3 + 3 + 5 + 5 + 9 + 4),
     ];

@@ -2,8 +2,8 @@
 
 use super::method::ParseMethodError;
 use super::{
-    Bdf, Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Ros3p, Rosenbrock,
-    Seulex, Tsit5, Vern6, Vern7, Vern8, Vern9,
+    Bdf, Bs3, Dop853, Dopri5, Dprkn6, Dprkn12, Nystrom, Pair, Radau5, Rodas4, Rodas5P, Ros3p,
+    Rosenbrock, Seulex, Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
 use crate::control::{
     AdaptiveMethod, Controller, Decision, IntoAdaptive, Statistics, ToleranceSet,
@@ -33,6 +33,7 @@ macro_rules! adaptive_methods {
         /// | `vern9` | [`Vern9`] |
         /// | `dop853` | [`Dop853`] |
         /// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too) |
+        /// | `rodas5p` | [`Rodas5P`] (as `rodas4`) |
         /// | `ros3p` | [`Ros3p`] |
         /// | `radau5` | [`Radau5`] with its settings |
         /// | `seulex` | [`Seulex`] with its settings |
@@ -71,11 +72,13 @@ macro_rules! adaptive_methods {
         #[cfg_attr(
             feature = "serde",
             derive(serde::Serialize, serde::Deserialize),
-            serde(bound = "S: crate::SerdeState", rename_all = "kebab-case")
+            serde(bound = "S: crate::SerdeState")
         )]
         pub enum AdaptiveKindWorkspace<S: State> {
+            // Saved under the method's name (`rodas5p`, not the variant's kebab case).
             $(
                 #[doc = concat!("`", $name, "`'s.")]
+                #[cfg_attr(feature = "serde", serde(rename = $name))]
                 $variant(<$method as AdaptiveMethod<S>>::Workspace),
             )*
         }
@@ -354,6 +357,7 @@ adaptive_methods! {
     Vern9(Pair<Vern9, 26>) = "vern9", Pair(Vern9);
     Dop853(Pair<Dop853, 16>) = "dop853", Pair(Dop853);
     Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.into_adaptive();
+    Rodas5P(Rosenbrock<8>) = "rodas5p", Rodas5P.into_adaptive();
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.into_adaptive();
     Radau5(Radau5) = "radau5", Radau5::new();
     Seulex(Seulex) = "seulex", Seulex::new();
@@ -376,14 +380,15 @@ impl AdaptiveKind {
     pub fn assume_autonomous(self) -> Self {
         match self {
             AdaptiveKind::Rodas4(method) => AdaptiveKind::Rodas4(method.assume_autonomous()),
+            AdaptiveKind::Rodas5P(method) => AdaptiveKind::Rodas5P(method.assume_autonomous()),
             AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.assume_autonomous()),
             AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.assume_autonomous()),
             other => other,
         }
     }
 
-    /// The same method with `settings`, if it is implicit (`rodas4`, `ros3p`, `radau5`,
-    /// `seulex`, `bdf`): each takes what its own `with_settings` takes
+    /// The same method with `settings`, if it is implicit (`rodas4`, `rodas5p`, `ros3p`,
+    /// `radau5`, `seulex`, `bdf`): each takes what its own `with_settings` takes
     /// ([`ImplicitSettings`] lists which) and keeps its name and its other settings. An
     /// explicit method has no such settings and is returned unchanged.
     ///
@@ -405,6 +410,7 @@ impl AdaptiveKind {
     pub fn with_settings(self, settings: ImplicitSettings) -> Self {
         match self {
             AdaptiveKind::Rodas4(method) => AdaptiveKind::Rodas4(method.with_settings(settings)),
+            AdaptiveKind::Rodas5P(method) => AdaptiveKind::Rodas5P(method.with_settings(settings)),
             AdaptiveKind::Ros3p(method) => AdaptiveKind::Ros3p(method.with_settings(settings)),
             AdaptiveKind::Radau5(method) => AdaptiveKind::Radau5(method.with_settings(settings)),
             AdaptiveKind::Seulex(method) => AdaptiveKind::Seulex(method.with_settings(settings)),
@@ -427,6 +433,7 @@ impl AdaptiveKind {
     pub fn settings(&self) -> Option<ImplicitSettings> {
         match self {
             AdaptiveKind::Rodas4(method) => Some(method.settings()),
+            AdaptiveKind::Rodas5P(method) => Some(method.settings()),
             AdaptiveKind::Ros3p(method) => Some(method.settings()),
             AdaptiveKind::Radau5(method) => Some(method.settings()),
             AdaptiveKind::Seulex(method) => Some(method.settings()),

@@ -7,7 +7,7 @@ use crate::{
     Midpoint, Newmark, PositionVerlet, PredictorCorrector, Radau5, Rk4, SemiImplicitEuler, State,
     StepError, Trapezoid, Tsit5, Verlet,
 };
-use crate::{Rodas4, Ros3p, Rosenbrock};
+use crate::{Rodas4, Rodas5P, Ros3p, Rosenbrock};
 use core::fmt;
 use core::str::FromStr;
 
@@ -46,6 +46,7 @@ use core::str::FromStr;
 /// | `implicit-midpoint` | [`ImplicitMidpoint`] with its default settings |
 /// | `newmark` | [`Newmark::new`] (average acceleration) |
 /// | `rodas4` | [`Rodas4`] (any [`Rosenbrock`] with its tableau: banded too), at a fixed step |
+/// | `rodas5p` | [`Rodas5P`] (as `rodas4`), at a fixed step |
 /// | `ros3p` | [`Ros3p`] (as a [`Rosenbrock`] too), at a fixed step |
 /// | `radau5` | [`Radau5`] with its default settings, at a fixed step |
 ///
@@ -61,7 +62,7 @@ use core::str::FromStr;
 /// method.step(&mut particle, &|_: &Particle<f64>, _t: f64| 0.0, 0.0, 0.5)?;
 /// assert_eq!(particle.position(), 0.5);
 ///
-/// assert_eq!(MethodKind::NAMES.len(), 29);
+/// assert_eq!(MethodKind::NAMES.len(), 30);
 /// assert_eq!("yoshida4".parse::<Method<f64>>()?.name(), "forest-ruth");
 /// assert!("rk5".parse::<Method<Particle<f64>>>().is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -106,10 +107,14 @@ macro_rules! methods {
         #[cfg_attr(
             feature = "serde",
             derive(serde::Serialize, serde::Deserialize),
-            serde(bound = "S: crate::SerdeState", rename_all = "kebab-case")
+            serde(bound = "S: crate::SerdeState")
         )]
         enum WorkspaceOf<S: State> {
-            $($variant(<$method as Scheme>::Workspace<S>),)*
+            // Saved under the method's name (`rodas5p`, not the variant's kebab case).
+            $(
+                #[cfg_attr(feature = "serde", serde(rename = $name))]
+                $variant(<$method as Scheme>::Workspace<S>),
+            )*
         }
 
         impl MethodKind {
@@ -189,6 +194,7 @@ methods! {
     ImplicitMidpoint(ImplicitMidpoint) = "implicit-midpoint", ImplicitMidpoint::new();
     Newmark(Newmark) = "newmark", Newmark::new();
     Rodas4(Rosenbrock<6>) = "rodas4", Rodas4.rosenbrock();
+    Rodas5P(Rosenbrock<8>) = "rodas5p", Rodas5P.rosenbrock();
     Ros3p(Rosenbrock<3>) = "ros3p", Ros3p.rosenbrock();
     Radau5(Radau5) = "radau5", Radau5::new();
 }
@@ -228,6 +234,7 @@ impl MethodKind {
             }
             MethodKind::Newmark(method) => MethodKind::Newmark(method.with_settings(settings)),
             MethodKind::Rodas4(method) => MethodKind::Rodas4(method.with_settings(settings)),
+            MethodKind::Rodas5P(method) => MethodKind::Rodas5P(method.with_settings(settings)),
             MethodKind::Ros3p(method) => MethodKind::Ros3p(method.with_settings(settings)),
             MethodKind::Radau5(method) => MethodKind::Radau5(method.with_settings(settings)),
             explicit => explicit,
@@ -252,6 +259,7 @@ impl MethodKind {
             MethodKind::ImplicitMidpoint(method) => Some(method.settings()),
             MethodKind::Newmark(method) => Some(method.settings()),
             MethodKind::Rodas4(method) => Some(method.settings()),
+            MethodKind::Rodas5P(method) => Some(method.settings()),
             MethodKind::Ros3p(method) => Some(method.settings()),
             MethodKind::Radau5(method) => Some(method.settings()),
             _ => None,
@@ -366,7 +374,9 @@ impl core::error::Error for ParseMethodError {}
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::MethodKind;
-    use crate::{BackwardEuler, ImplicitMidpoint, Newmark, Radau5, Rodas4, Ros3p, Trapezoid};
+    use crate::{
+        BackwardEuler, ImplicitMidpoint, Newmark, Radau5, Rodas4, Rodas5P, Ros3p, Trapezoid,
+    };
     use core::fmt;
     use serde::de::{self, MapAccess, Visitor};
     use serde::ser::SerializeMap;
@@ -399,6 +409,9 @@ mod serde_impl {
                     with_settings(serializer, self.name(), settings)
                 }
                 MethodKind::Rodas4(settings) if *settings != Rodas4.rosenbrock() => {
+                    with_settings(serializer, self.name(), settings)
+                }
+                MethodKind::Rodas5P(settings) if *settings != Rodas5P.rosenbrock() => {
                     with_settings(serializer, self.name(), settings)
                 }
                 MethodKind::Ros3p(settings) if *settings != Ros3p.rosenbrock() => {
@@ -443,6 +456,7 @@ mod serde_impl {
                 MethodKind::Newmark(_) => MethodKind::Newmark(map.next_value()?),
                 MethodKind::Radau5(_) => MethodKind::Radau5(map.next_value()?),
                 MethodKind::Rodas4(_) => MethodKind::Rodas4(map.next_value()?),
+                MethodKind::Rodas5P(_) => MethodKind::Rodas5P(map.next_value()?),
                 MethodKind::Ros3p(_) => MethodKind::Ros3p(map.next_value()?),
                 other => {
                     map.next_value::<NoSettings>()?;

@@ -20,9 +20,9 @@ pub use explicit_rk::{
 pub use exponential_euler::{ExponentialEuler, ExponentialEulerWorkspace, WithLinearPart};
 pub use implicit::{
     BackwardEuler, BackwardEulerWorkspace, Bdf, BdfWorkspace, ImplicitMidpoint, ImplicitSettings,
-    ImplicitWorkspace, Newmark, NewmarkError, Radau5, Radau5Workspace, Rodas4, Ros3p, Rosenbrock,
-    RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace, Seulex, SeulexWorkspace, StepSequence,
-    Trapezoid, WithJacobian, WithMass,
+    ImplicitWorkspace, Newmark, NewmarkError, Radau5, Radau5Workspace, Rodas4, Rodas5P, Ros3p,
+    Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace, Seulex, SeulexWorkspace,
+    StepSequence, Trapezoid, WithJacobian, WithMass,
 };
 pub use method::{Method, MethodKind, MethodWorkspace, ParseMethodError};
 pub use multistep::{AdamsBashforthMoulton, AdamsBashforthMoultonWorkspace};

@@ -138,6 +138,7 @@ pub fn stability_function(name: &str, z: C) -> Option<C> {
         "tsit5" => polynomial(&rk_polynomial(&Tsit5::TABLEAU), z),
         "dop853" => polynomial(&rk_polynomial(&Dop853::TABLEAU), z),
         "rodas4" => rosenbrock_stability(&timestep::Rodas4::TABLEAU, z),
+        "rodas5p" => rosenbrock_stability(&timestep::Rodas5P::TABLEAU, z),
         "ros3p" => rosenbrock_stability(&timestep::Ros3p::TABLEAU, z),
         "beeman" | "adams-bashforth-moulton" => return None,
         _ if is_composition(name) => match composition_sequence(name) {

@@ -8,8 +8,8 @@ use common::spring;
 use timestep::{
     AdamsBashforthMoulton, BackwardEuler, Beeman, Bs3, Composition, Dop853, Dopri5, ExplicitEuler,
     ExponentialEuler, ImplicitMidpoint, ImprovedEuler, Integrator, Leapfrog, Method, MethodKind,
-    Midpoint, Newmark, Particle, PositionVerlet, PredictorCorrector, Radau5, Rk4, Rodas4, Ros3p,
-    SemiImplicitEuler, StepError, Stepper, Trajectory, Trapezoid, Tsit5, Verlet,
+    Midpoint, Newmark, Particle, PositionVerlet, PredictorCorrector, Radau5, Rk4, Rodas4, Rodas5P,
+    Ros3p, SemiImplicitEuler, StepError, Stepper, Trajectory, Trapezoid, Tsit5, Verlet,
 };
 
 const NON_FINITE: [f64; 3] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
@@ -228,6 +228,7 @@ fn method_names_round_trip() {
             "implicit-midpoint",
             "newmark",
             "rodas4",
+            "rodas5p",
             "ros3p",
             "radau5",
         ]
@@ -334,6 +335,7 @@ fn a_parsed_name_steps_as_the_integrator_it_names() {
         ),
         ("newmark", run(Stepper::new(Newmark::new()))),
         ("rodas4", run(Stepper::new(Rodas4))),
+        ("rodas5p", run(Stepper::new(Rodas5P))),
         ("ros3p", run(Stepper::new(Ros3p))),
         ("radau5", run(Stepper::new(Radau5::new()))),
     ];

@@ -1116,7 +1116,9 @@ fn a_step_whose_end_time_overflows_is_refused() {
 
 #[cfg(feature = "serde")]
 mod serde_round_two {
-    use timestep::{MassError, MethodKind, Particle, Rodas4, Ros3p, Rosenbrock, Structure};
+    use timestep::{
+        MassError, MethodKind, Particle, Rodas4, Rodas5P, Ros3p, Rosenbrock, Structure,
+    };
 
     /// `{"rk4": {"garbage": 1}}` loaded as RK4, its field dropped: a method without
     /// settings takes `{}` or `null` only, and a method with settings refuses unknown ones.
@@ -1196,8 +1198,15 @@ mod serde_round_two {
         let loaded: Rosenbrock<3> =
             serde_json::from_str(&serde_json::to_string(&ros3p).unwrap()).unwrap();
         assert_eq!(loaded, ros3p);
-        // Rodas4 has 6 stages, not 3; unknown fields; a tableau not the crate's own.
+        let rodas5p = Rodas5P.with_structure(Structure::Banded { lower: 2, upper: 1 });
+        let saved = serde_json::to_string(&rodas5p).unwrap();
+        assert!(saved.starts_with(r#"{"method":"rodas5p","#), "{saved}");
+        let loaded: Rosenbrock<8> = serde_json::from_str(&saved).unwrap();
+        assert_eq!(loaded, rodas5p);
+        // Rodas4 has 6 stages, not 3 nor 8; unknown fields; a tableau not the crate's own.
         assert!(serde_json::from_str::<Rosenbrock<3>>(&json).is_err());
+        assert!(serde_json::from_str::<Rosenbrock<8>>(&json).is_err());
+        assert!(serde_json::from_str::<Rosenbrock<6>>(&saved).is_err());
         let extra = json.replace('}', r#","colour":1}"#);
         assert!(serde_json::from_str::<Rosenbrock<6>>(&extra).is_err());
         static OTHER: timestep::RosenbrockTableau<6> = timestep::RosenbrockTableau {

@@ -42,9 +42,11 @@ pub use with_mass::WithMass;
 // Rosenbrock methods: linearly implicit, one Jacobian and one LU per step.
 pub(crate) mod jacobian;
 mod rodas4;
+mod rodas5p;
 mod rosenbrock;
 
 pub use rodas4::Rodas4;
+pub use rodas5p::Rodas5P;
 pub use rosenbrock::{Rosenbrock, RosenbrockDense, RosenbrockTableau, RosenbrockWorkspace};
 mod ros3p;
 pub use ros3p::Ros3p;

@@ -107,13 +107,14 @@ const D3: [f64; 5] = [
     -0.6594389125716872e+01,
 ];
 
-/// rodas.f's interpolant in the crate's form `wⱼ(θ) = θ(bⱼ + D2ⱼ) + θ²(D3ⱼ − D2ⱼ) − θ³ D3ⱼ`.
-const fn dense_weights(b: [f64; 6]) -> [[f64; 3]; 6] {
-    let mut weights = [[0.0; 3]; 6];
+/// rodas.f's interpolant in the crate's form `wⱼ(θ) = θ(bⱼ + D2ⱼ) + θ²(D3ⱼ − D2ⱼ) − θ³ D3ⱼ`
+/// (a cubic: no `θ⁴`).
+const fn dense_weights(b: [f64; 6]) -> [[f64; 4]; 6] {
+    let mut weights = [[0.0; 4]; 6];
     let mut j = 0;
     while j < 6 {
         let (d2, d3) = if j < 5 { (D2[j], D3[j]) } else { (0.0, 0.0) };
-        weights[j] = [b[j] + d2, d3 - d2, -d3];
+        weights[j] = [b[j] + d2, d3 - d2, -d3, 0.0];
         j += 1;
     }
     weights

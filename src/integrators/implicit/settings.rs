@@ -29,7 +29,7 @@ use crate::{LinearSolver, Structure};
 /// |---|---|---|---|---|---|
 /// | [`BackwardEuler`](crate::BackwardEuler), [`Trapezoid`](crate::Trapezoid), [`ImplicitMidpoint`](crate::ImplicitMidpoint), [`Newmark`](crate::Newmark) | yes | yes | yes (default 20) | yes | yes |
 /// | [`Radau5`](crate::Radau5) | yes | yes (radau5.f's `FNEWT`) | yes (default 7) | no | no: direct |
-/// | [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) | yes | no: no Newton iteration | no | no | no: direct |
+/// | [`Rosenbrock`](crate::Rosenbrock) ([`Rodas4`](crate::Rodas4), [`Rodas5P`](crate::Rodas5P), [`Ros3p`](crate::Ros3p)), [`Seulex`](crate::Seulex) | yes | no: no Newton iteration | no | no | no: direct |
 /// | [`Bdf`](crate::Bdf) | yes | no: CVODE's own test | no: CVODE's 3 | no | its own [`Bdf::with_linear_solver`](crate::Bdf::with_linear_solver) |
 ///
 /// A setting dropped changes nothing: the method runs as it would without it (a method

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 /// A method with error control whose discrete adjoint [`Adjoint`](super::Adjoint) knows:
 /// every explicit pair ([`Pair`](crate::Pair): Dopri5, Tsit5, Vern9 …),
 /// [`Radau5`](crate::Radau5), the [`Rosenbrock`](crate::Rosenbrock) methods
-/// ([`Rodas4`](crate::Rodas4), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
+/// ([`Rodas4`](crate::Rodas4), [`Rodas5P`](crate::Rodas5P), [`Ros3p`](crate::Ros3p), as `Adaptive::new(Rodas4)` builds
 /// them), [`Seulex`](crate::Seulex) and the [`Bdf`](crate::Bdf) (whose linear solver and
 /// structure the adjoint does not use: its steps are taken again and back with dense
 /// LU). The forward solve and the backward sweep, with its

@@ -136,7 +136,7 @@ fn dense_output_has_its_pair_s_order() {
             "bs3" => (3.0, [0.4, 0.2, 0.1]),
             "dopri5" | "tsit5" => (4.0, [0.4, 0.2, 0.1]),
             "dop853" => (7.0, [1.6, 0.8, 0.4]),
-            "rodas4" | "ros3p" | "radau5" | "seulex" | "bdf" => continue,
+            "rodas4" | "rodas5p" | "ros3p" | "radau5" | "seulex" | "bdf" => continue,
             // A Nyström pair's is measured in `integrators::nystrom`, on a second-order state.
             "dprkn6" | "dprkn12" => continue,
             // Verner's interpolants are measured in `integrators::explicit_rk::verner`, over

@@ -146,6 +146,8 @@ fn bounds(name: &str) -> (f64, f64, f64) {
         "trapezoid" | "newmark" => (5e-5, 0.07, 0.2),
         "implicit-midpoint" => (5e-5, 0.04, 0.1),
         "rodas4" => (4e-11, 1.2e-5, 0.13),
+        // ω at rounding (3·10⁻¹⁴): its R(z) is eᶻ to z⁶.
+        "rodas5p" => (1e-13, 5e-8, 0.13),
         "ros3p" => (5e-7, 1e-4, 0.13),
         "radau5" => (1e-13, 1.5e-9, 0.13),
         other => {

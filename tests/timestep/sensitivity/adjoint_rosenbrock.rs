@@ -1,4 +1,4 @@
-//! The adjoint gradient under the Rosenbrock methods (Rodas4, ROS3P): the exact adjoint
+//! The adjoint gradient under the Rosenbrock methods (Rodas4, Rodas5P, ROS3P): the exact adjoint
 //! of the step `y₊ = Φ(y, p)`, which depends on `(y, p)` through its stages and through
 //! the Jacobian `J(y, p)` and `∂f/∂t` the step is built on.
 //!
@@ -15,16 +15,19 @@
 //! - on Van der Pol, the same forward sensitivities with the augmented Jacobian's lower
 //!   blocks dropped (what the adjoint is without its second-order term), which miss by
 //!   far more than the tolerance: the term is needed, and the test can fail;
-//! - central differences of tightly solved Robertson runs, to 10⁻⁷ relative;
+//! - central differences of tightly solved Robertson runs, to 10⁻⁷ relative (Rodas4 and
+//!   Rodas5P: the adjoint takes any tableau);
 //! - Robertson's total mass, a linear invariant of every step: its gradient is exactly
 //!   that of the initial total, even over long, loose steps;
 //! - itself at other checkpoint intervals (the same arithmetic, to round-off).
 
 use super::{B, K, V0, X0};
 use approx::assert_relative_eq;
-use timestep::sensitivity::{Adjoint, Augmented, Forward, Model, SensitivityError, WithRespectTo};
+use timestep::sensitivity::{
+    Adjoint, AdjointMethod, Augmented, Forward, Model, SensitivityError, WithRespectTo,
+};
 use timestep::{
-    Adaptive, Integrator, Jacobian, Rodas4, Ros3p, Rosenbrock, SmallVector, Tolerances,
+    Adaptive, Integrator, Jacobian, Rodas4, Rodas5P, Ros3p, Rosenbrock, SmallVector, Tolerances,
     WithJacobian,
 };
 
@@ -408,23 +411,31 @@ fn van_der_pol_needs_the_second_order_term() {
     assert!(dropped > 1e-3, "the second-order term is only {dropped:e}");
 }
 
-#[test]
-fn robertson_gradient_matches_central_differences_of_tight_solves() {
+/// The gradient of a least-squares fit of Robertson's rate constants (in log form) from
+/// a tight solve by `solver`, against central differences of tight solves.
+fn robertson_gradient_matches_central_differences<A: AdjointMethod<[f64; 3]>>(
+    solver: &mut Adaptive<[f64; 3], A>,
+) {
     let theta = ROBERTSON_K.map(f64::ln);
     let data = kinetics_data(&KINETICS_TIMES);
     let loss = least_squares(&data);
     let y0 = [1.0, 0.0, 0.0];
     let gradient = Adjoint::new(Robertson, theta)
         .unwrap()
-        .gradient(
-            &mut Adaptive::new(Rodas4).with_tolerances(Tolerances::new(1e-10, 1e-16)),
-            &y0,
-            0.0,
-            &KINETICS_TIMES,
-            &loss,
-        )
+        .gradient(solver, &y0, 0.0, &KINETICS_TIMES, &loss)
         .unwrap();
     assert_matches_central_differences(&gradient.parameters, theta, &data);
+}
+
+#[test]
+fn robertson_gradient_matches_central_differences_of_tight_solves() {
+    let tolerances = Tolerances::new(1e-10, 1e-16);
+    robertson_gradient_matches_central_differences(
+        &mut Adaptive::new(Rodas4).with_tolerances(tolerances),
+    );
+    robertson_gradient_matches_central_differences(
+        &mut Adaptive::new(Rodas5P).with_tolerances(tolerances),
+    );
 }
 
 #[test]

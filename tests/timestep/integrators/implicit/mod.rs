@@ -1,5 +1,5 @@
 //! `src/integrators/implicit/`: backward Euler, the trapezoidal and implicit midpoint rules,
-//! Newmark-β, Rosenbrock methods, Radau5, SEULEX and the BDF (and the 2-D Brusselator's
+//! Newmark-β, Rosenbrock methods (Rodas4, Rodas5P, ROS3P), Radau5, SEULEX and the BDF (and the 2-D Brusselator's
 //! model that its benchmarks use).
 
 mod backward_euler;
@@ -17,6 +17,7 @@ mod lecture_methods;
 mod pendulum_dae;
 mod radau5;
 mod rodas4;
+mod rodas5p;
 mod rosenbrock;
 mod rosenbrock_dae;
 mod settings;

@@ -285,6 +285,7 @@ proptest! {
             let expected = match kind {
                 AdaptiveKind::Radau5(_) => Some(without_linear),
                 AdaptiveKind::Rodas4(_)
+                | AdaptiveKind::Rodas5P(_)
                 | AdaptiveKind::Ros3p(_)
                 | AdaptiveKind::Seulex(_)
                 | AdaptiveKind::Bdf(_) => Some(structure),
@@ -304,7 +305,9 @@ proptest! {
                 | MethodKind::ImplicitMidpoint(_)
                 | MethodKind::Newmark(_) => Some(s),
                 MethodKind::Radau5(_) => Some(without_linear),
-                MethodKind::Rodas4(_) | MethodKind::Ros3p(_) => Some(structure),
+                MethodKind::Rodas4(_) | MethodKind::Rodas5P(_) | MethodKind::Ros3p(_) => {
+                    Some(structure)
+                }
                 _ => None,
             };
             let given = kind.with_settings(s);
