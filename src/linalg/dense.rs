@@ -133,15 +133,14 @@ fn solve_general<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
     for (k, &pivot) in pivots[..n].iter().enumerate() {
         rhs.swap(k, pivot);
     }
-    let mut i = forward_four_rows_at_a_time(a, n, rhs);
-    for row in a.chunks_exact(n).skip(i) {
+    let first = forward_four_rows_at_a_time(a, n, rhs);
+    for (i, row) in a.chunks_exact(n).enumerate().skip(first) {
         let (solved, rest) = rhs.split_at_mut(i);
         let sum = row[..i]
             .iter()
             .zip(solved.iter())
             .fold(rest[0], |sum, (&l, &x)| sum - l * x);
         rest[0] = sum;
-        i += 1;
     }
     for (i, row) in a.chunks_exact(n).enumerate().rev() {
         let (head, solved) = rhs.split_at_mut(i + 1);
