@@ -142,14 +142,60 @@ fn solve_general<T: Entry>(a: &[T], pivots: &[usize], n: usize, rhs: &mut [T]) {
             .fold(rest[0], |sum, (&l, &x)| sum - l * x);
         rest[0] = sum;
     }
-    for (i, row) in a.chunks_exact(n).enumerate().rev() {
+    let last = backward_four_rows_at_a_time(a, n, rhs);
+    for (i, row) in a.chunks_exact(n).enumerate().take(last).rev() {
         let (head, solved) = rhs.split_at_mut(i + 1);
         let sum = row[i + 1..]
             .iter()
             .zip(solved.iter())
+            .rev()
             .fold(head[i], |sum, (&u, &x)| sum - u * x);
         head[i] = sum / row[i];
     }
+}
+
+/// The backward substitution `xᵢ = (bᵢ − Σⱼ₍ⱼ>ᵢ₎ uᵢⱼ xⱼ) / uᵢᵢ` of [`solve_general`] for the
+/// rows from the last up, four at a time, each row's terms taken from the last column
+/// back (so that the four sums can share the columns already solved, as in
+/// [`forward_four_rows_at_a_time`]). Returns the rows left above, for the row-by-row loop,
+/// which sums in the same order.
+#[inline(always)]
+fn backward_four_rows_at_a_time<T: Entry>(a: &[T], n: usize, rhs: &mut [T]) -> usize {
+    let mut end = n;
+    while end >= 4 {
+        let i = end - 4;
+        let rows = &a[i * n..end * n];
+        let (r0, rest) = rows.split_at(n);
+        let (r1, rest) = rest.split_at(n);
+        let (r2, r3) = rest.split_at(n);
+        let (block, solved) = rhs[i..].split_at_mut(4);
+        let [mut s0, mut s1, mut s2, mut s3] = [block[0], block[1], block[2], block[3]];
+        let columns = r0[end..]
+            .iter()
+            .zip(&r1[end..])
+            .zip(&r2[end..])
+            .zip(&r3[end..])
+            .zip(solved.iter());
+        for ((((&u0, &u1), &u2), &u3), &x) in columns.rev() {
+            s0 = s0 - u0 * x;
+            s1 = s1 - u1 * x;
+            s2 = s2 - u2 * x;
+            s3 = s3 - u3 * x;
+        }
+        let x3 = s3 / r3[i + 3];
+        s2 = s2 - r2[i + 3] * x3;
+        let x2 = s2 / r2[i + 2];
+        s1 = s1 - r1[i + 3] * x3;
+        s1 = s1 - r1[i + 2] * x2;
+        let x1 = s1 / r1[i + 1];
+        s0 = s0 - r0[i + 3] * x3;
+        s0 = s0 - r0[i + 2] * x2;
+        s0 = s0 - r0[i + 1] * x1;
+        let x0 = s0 / r0[i];
+        block.copy_from_slice(&[x0, x1, x2, x3]);
+        end = i;
+    }
+    end
 }
 
 /// The forward substitution `xᵢ = bᵢ − Σⱼ₍ⱼ<ᵢ₎ lᵢⱼ xⱼ` of [`solve_general`] for rows 1, 2,
@@ -213,8 +259,9 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The solve, forward four rows at a time, gives the bits of the row-by-row
-        /// substitution it replaced, at every size past the unrolled ones.
+        /// The solve, four rows at a time, gives the bits of the row-by-row substitution
+        /// (the backward one summing from the last column back), at every size past the
+        /// unrolled ones.
         #[test]
         fn the_solve_is_the_row_by_row_substitution_bit_for_bit(
             n in 5_usize..40,
@@ -238,7 +285,7 @@ mod tests {
                 y[i] = (0..i).fold(y[i], |sum, j| sum - a[i * n + j] * y[j]);
             }
             for i in (0..n).rev() {
-                y[i] = (i + 1..n).fold(y[i], |sum, j| sum - a[i * n + j] * y[j]) / a[i * n + i];
+                y[i] = (i + 1..n).rev().fold(y[i], |sum, j| sum - a[i * n + j] * y[j]) / a[i * n + i];
             }
             prop_assert_eq!(x, y);
         }
