@@ -377,7 +377,9 @@ fn tight5<const N: usize, F: Rhs<N>>(p: &Ivp<N, F>, tol: f64) -> Run<N> {
             sum += scaled * scaled;
         }
         let err = f64::sqrt(sum / N as f64);
-        if !(err <= 1.0) {
+        // A NaN error is rejected, as the controller rejects it.
+        let accept = err <= 1.0;
+        if !accept {
             run.rejected += 1;
             after_rejection = true;
             last = false;
