@@ -653,6 +653,11 @@ pub enum AdaptiveError {
     /// method or structure, or its times and step are not those of a run (not finite, or
     /// its step against its direction).
     SnapshotMismatch,
+    /// Compensated summation
+    /// ([`Adaptive::with_compensated_summation`](crate::Adaptive::with_compensated_summation))
+    /// was asked of a method that does not give its steps' increments: only the explicit
+    /// and the Nyström pairs do. Use one of them, or the plain run.
+    CompensationUnsupported,
 }
 
 impl fmt::Display for AdaptiveError {
@@ -699,6 +704,9 @@ impl fmt::Display for AdaptiveError {
             }
             AdaptiveError::SnapshotMismatch => f.write_str(
                 "the loaded snapshot does not fit the solver: its workspace was made for a state of another size or by another method, or its times are not a run's",
+            ),
+            AdaptiveError::CompensationUnsupported => f.write_str(
+                "compensated summation needs a method that gives its steps' increments (an explicit or Nyström pair such as dopri5, dop853 or dprkn12)",
             ),
         }
     }

@@ -468,6 +468,32 @@ fn adaptive_runs_allocate_only_their_workspace() {
     }
 }
 
+/// A compensated adaptive run (DOP853 on a `Vec` of 1000 rotating pairs) makes its
+/// compensation with its workspace, in its first run; a second run allocates nothing.
+#[test]
+fn compensated_adaptive_runs_allocate_only_in_their_first_run() {
+    let forces = timestep::InPlace(|y: &Vec<f64>, _t: f64, out: &mut Vec<f64>| {
+        for (pair, rate) in y.chunks_exact(2).zip(out.chunks_exact_mut(2)) {
+            rate[0] = pair[1];
+            rate[1] = -pair[0];
+        }
+    });
+    let start = vec![1.0; 2000];
+    let mut solver = Adaptive::new(timestep::Dop853)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .with_compensated_summation();
+    let mut y = start.clone();
+    let (first, result) = allocations(|| solver.solve(&mut y, &forces, 0.0, 10.0));
+    assert!(result.unwrap().accepted > 5);
+    assert!(first > 0, "the first run makes its workspace");
+    let mut y = start.clone();
+    let (count, result) = allocations(|| solver.solve(&mut y, &forces, 0.0, 10.0));
+    result.unwrap();
+    assert_eq!(count, 0, "{count} allocations in a second run");
+    // (1, 1) turned by ten radians.
+    assert!((y[0] - (10f64.cos() + 10f64.sin())).abs() < 1e-8);
+}
+
 /// A stepper allocates on its first step and never after.
 #[test]
 fn fixed_steps_allocate_only_on_the_first() {

@@ -40,6 +40,7 @@
 //! an explicit pair's step collapsing to its stability limit, where [`Radau5`](crate::Radau5)
 //! is the answer); implicit methods also count Jacobians and LU decompositions.
 
+mod compensation;
 mod driver;
 mod events;
 mod run;

@@ -235,6 +235,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     /// evaluated anew at the next step, and the next step's size kept.
     pub fn state_mut(&mut self) -> &mut S {
         self.progress.started = false;
+        self.forget_compensation();
         self.state
     }
 
@@ -394,9 +395,17 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         );
         self.progress.t = t;
         self.progress.started = false;
+        self.forget_compensation();
         self.progress.statistics.t = t;
         self.progress.statistics.stop = Stop::Running;
         Ok(())
+    }
+
+    /// A compensated run's state or time was set, not summed: nothing is lost from it.
+    fn forget_compensation(&mut self) {
+        if let Some(compensation) = &mut self.workspace.compensation {
+            compensation.reset();
+        }
     }
 
     /// Whether the method goes on through events that only report
@@ -445,6 +454,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             other,
             probe,
             rate,
+            compensation,
         } = &mut *self.workspace;
         let method = self.method;
         let now = S::Scalar::from_f64(self.progress.t);
@@ -552,6 +562,10 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             return Ok(Attempt::Rejected);
         }
         self.progress.statistics.accepted += 1;
+        if let Some(compensation) = compensation {
+            method.increment(stages, self.state, h_s, compensation.increment_mut());
+            compensation.add(self.state, other);
+        }
         method.accept(
             stages,
             self.state,
@@ -572,7 +586,11 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         );
         self.progress.step_start = t;
         self.progress.step_length = h;
-        self.progress.t = if last { end } else { t + h };
+        self.progress.t = match compensation {
+            _ if last => end,
+            Some(compensation) => compensation.time_after(t, h),
+            None => t + h,
+        };
         self.progress.after_rejection = false;
         self.progress.h = (h * decision.factor).abs().min(self.progress.max_step) * direction;
         self.progress.statistics.t = self.progress.t;

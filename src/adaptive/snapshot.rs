@@ -99,7 +99,8 @@ where
     M::Workspace: serde::Serialize,
 {
     use crate::saved::shape;
-    let fresh = Workspace::new(method, &snapshot.state);
+    let mut fresh = Workspace::new(method, &snapshot.state);
+    fresh.compensate(snapshot.workspace.compensation.is_some(), &snapshot.state);
     snapshot.progress.is_valid()
         && matches!(
             (shape(&fresh), shape(&snapshot.workspace)),

@@ -226,6 +226,31 @@ pub trait AdaptiveMethod<S: State> {
         let _ = workspace;
         None
     }
+
+    /// Whether the method gives its steps' increments
+    /// ([`increment`](AdaptiveMethod::increment)), which compensated summation
+    /// ([`Adaptive::with_compensated_summation`](crate::Adaptive::with_compensated_summation))
+    /// needs. `false`, the default; the explicit and the Nyström pairs say `true`.
+    #[must_use]
+    fn gives_increment(&self) -> bool {
+        false
+    }
+
+    /// Writes to `out` the change `y₁ − y₀` of the attempt of `h` from `start` just
+    /// accepted, as the method sums it before adding it to the state (an explicit pair's
+    /// `h Σ bᵢ kᵢ`, a Nyström pair's `(h v₀ + h² Σ bᵢ Fᵢ/m, h Σ b′ᵢ Fᵢ)`):
+    /// the driver then adds it to the state itself, keeping what the sum rounds off. Called
+    /// only when [`gives_increment`](AdaptiveMethod::gives_increment) is `true`, after the
+    /// attempt and before [`accept`](AdaptiveMethod::accept). The default does nothing.
+    fn increment(
+        &self,
+        workspace: &mut Self::Workspace,
+        start: &S,
+        h: S::Scalar,
+        out: &mut DerivativeOf<S>,
+    ) {
+        let _ = (workspace, start, h, out);
+    }
 }
 
 /// A value the [`Adaptive`](crate::Adaptive) driver can step: a method with error

@@ -325,6 +325,21 @@ macro_rules! adaptive_methods {
                     _ => mismatch(),
                 }
             }
+
+            fn gives_increment(&self) -> bool {
+                match self {
+                    $(AdaptiveKind::$variant(method) => AdaptiveMethod::<S>::gives_increment(method),)*
+                }
+            }
+
+            fn increment(&self, workspace: &mut AdaptiveKindWorkspace<S>, start: &S, h: S::Scalar, out: &mut DerivativeOf<S>) {
+                match (self, workspace) {
+                    $((AdaptiveKind::$variant(method), AdaptiveKindWorkspace::$variant(workspace)) => {
+                        method.increment(workspace, start, h, out)
+                    })*
+                    _ => mismatch(),
+                }
+            }
         }
     };
 }

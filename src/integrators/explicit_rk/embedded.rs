@@ -325,6 +325,23 @@ impl<S: State, const N: usize, P: PairSource<N>> AdaptiveMethod<S> for Pair<P, N
         }
         Some(num_traits::Float::sqrt(rate_change / apart) / *stability_boundary)
     }
+
+    fn gives_increment(&self) -> bool {
+        true
+    }
+
+    fn increment(
+        &self,
+        workspace: &mut PairWorkspace<S, N>,
+        _start: &S,
+        h: S::Scalar,
+        out: &mut DerivativeOf<S>,
+    ) {
+        let PairWorkspace { rates, sum, .. } = workspace;
+        let (direction, factor) = constant_combination(&self.0.pair().tableau.b, rates, sum);
+        out.assign(direction);
+        out.scale_assign(h * S::Scalar::from_f64(factor));
+    }
 }
 
 /// Makes a unit struct with a `PAIR` of `$stages` stages that pair's [`PairSource`] and

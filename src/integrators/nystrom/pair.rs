@@ -361,6 +361,24 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
         );
     }
 
+    fn gives_increment(&self) -> bool {
+        true
+    }
+
+    fn increment(
+        &self,
+        workspace: &mut NystromWorkspace<S, N>,
+        start: &S,
+        h: S::Scalar,
+        out: &mut DerivativeOf<S>,
+    ) {
+        // The attempt's end, `start` moved by `h` times this rate.
+        let NystromWorkspace { rates, probe, .. } = workspace;
+        position_rate(start, &rates[..], &self.0.b, 1.0, h, out, probe);
+        force_sum::<S>(&self.0.b_velocity, &rates[..], &mut out.force);
+        out.scale_assign(h);
+    }
+
     fn step_on(&self, workspace: &mut NystromWorkspace<S, N>) {
         if self.0.first_same_as_last() {
             workspace.rates.swap(0, N - 1);

@@ -12,6 +12,7 @@ mod semi_implicit_euler;
 mod verlet;
 
 pub use beeman::{Beeman, BeemanWorkspace};
+pub(crate) use compensated::add_compensated;
 pub use compensated::{AdditiveDrift, Compensated, CompensatedWorkspace};
 pub use composition::{
     Coefficients, Composition, CompositionWorkspace, PlainDrift, Sequence, SymmetricStep,

@@ -1,6 +1,7 @@
 //! `src/adaptive/`: the driver under error control (its runs, a solution, events) and its
 //! stiffness test.
 
+mod compensation;
 mod driver;
 mod fuzz;
 mod snapshot;

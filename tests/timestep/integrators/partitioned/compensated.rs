@@ -122,7 +122,9 @@ fn compensated_kahan_li8_in_f32_keeps_the_energy_error_of_its_start() {
 /// 3× of the start, is not met. The forces' rounding decides the rest: written as
 /// `−r/(|r|²·√|r|²)` instead, both drift further (plain to 1.9·10⁻¹¹, compensated to
 /// 1.7·10⁻¹³, 16× its start), because an orbit that nearly repeats meets the same
-/// rounding of the force every period, and its work adds up. Over a minute in release,
+/// rounding of the force every period, and its work adds up. At `dt = 10⁻³` exactly
+/// (6283.185 steps a period) the compensated error reaches 1.6·10⁻¹³, 14.7× its start
+/// (plain 5.0·10⁻¹², 20.8×). Over a minute in release,
 /// far too long for a debug build; run it with
 ///
 /// ```text
