@@ -363,6 +363,20 @@ pub trait State: Clone {
         false
     }
 
+    /// Whether a Runge–Kutta stage's probe ([`probe_by_sum`](State::probe_by_sum), or
+    /// [`positional_probe_into`](State::positional_probe_into) along the sum of the
+    /// rates) is bit for bit the state that
+    /// [`advance_by_sum`](State::advance_by_sum) reaches with the same weights: then a pair
+    /// whose rate at the step's end is one of an attempt's stages evaluates it at the end
+    /// itself, without forming the same point a second time. `false` by default; `true`
+    /// for the [`Vector`]s that do not [split their probes](State::splits_probes).
+    #[doc(hidden)]
+    #[inline(always)]
+    #[must_use]
+    fn probe_is_advance() -> bool {
+        false
+    }
+
     /// [`probe_into`](State::probe_into) for forces that do not read momenta
     /// ([`Forces::reads_momenta`] is `false`): the probe's positions and velocity are
     /// written (a stage's rate is the probe's velocity), its momenta may be left as they
@@ -641,6 +655,13 @@ impl<V: Vector> State for V {
         // Up to eight `f64`: at 28, the second part's pass over memory cost DOP853 more
         // than the shorter chain saved.
         V::fixed_zero().is_some() && size_of::<V>() <= 64
+    }
+
+    #[inline(always)]
+    fn probe_is_advance() -> bool {
+        // `probe_by_sum` and `advance_by_sum` form `y + (Σ wⱼ kⱼ) dt` with the same
+        // roundings (one loop per coordinate, or the same term-by-term sum and one update).
+        !Self::splits_probes()
     }
 
     #[inline]

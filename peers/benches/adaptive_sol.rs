@@ -20,7 +20,9 @@
 //!
 //! The groups `adaptive_sol/dop853-<N>` (N = 2, 6, 28, 100, 1000) measure the pair's cost
 //! per step at each size: timestep on an FPU-β chain as `[f64; N]` and as `Vec<f64>` against
-//! `tight/ts-order` (`ADAPTIVE_SOL_PROFILE=dop853-28/timestep-vec` for callgrind).
+//! `tight/ts-order` (`ADAPTIVE_SOL_PROFILE=dop853-28/timestep-vec` for callgrind); the groups
+//! `adaptive_sol/dopri5-<N>` the same for Dopri5 against the hand-written `tight5`
+//! (`ADAPTIVE_SOL_PROFILE=dopri5-28/tight`; `ADAPTIVE_SOL_RUNS=0` checks the steps).
 //!
 //! ```text
 //! cargo bench -p timestep-peers --bench adaptive_sol
@@ -39,6 +41,7 @@ use shared::{Rhs, rung};
 use std::hint::black_box;
 use std::time::Duration;
 use timestep::adaptive::Adaptive;
+use timestep::control::{AdaptiveMethod, IntoAdaptive};
 use timestep::{InPlace, Tolerances};
 
 const PAIR: timestep::EmbeddedPair<16> = timestep::Dop853::PAIR;
@@ -49,6 +52,12 @@ const E3: [f64; 16] = match PAIR.error_guard {
     Some(guard) => guard,
     None => [0.0; 16],
 };
+
+/// Dormand and Prince's 5(4) pair, for the hand-written Dopri5.
+const PAIR5: timestep::EmbeddedPair<7> = timestep::Dopri5::PAIR;
+const A5: [[f64; 7]; 7] = PAIR5.tableau.a;
+const B5: [f64; 7] = PAIR5.tableau.b;
+const E5_5: [f64; 7] = PAIR5.error;
 
 /// An initial value problem `y' = f(y)` from 0 to `end`, and the tolerances its groups
 /// run at (those of `benches/peers.rs`).
@@ -74,10 +83,11 @@ struct Run<const N: usize> {
     evaluations: u64,
 }
 
-/// timestep's initial step (src/adaptive/solver.rs `initial_step`, q = 8), with its
-/// arithmetic; one evaluation.
+/// timestep's initial step (src/adaptive/run.rs `initial_step`; `q` one more than the
+/// pair's lower order: 8 for DOP853, 5 for Dopri5), with its arithmetic; one evaluation.
 #[inline(always)]
 fn initial_step<const N: usize>(
+    q: u32,
     f: impl Fn(&[f64; N]) -> [f64; N],
     y: &[f64; N],
     k0: &[f64; N],
@@ -118,7 +128,7 @@ fn initial_step<const N: usize>(
     let h1 = if largest <= 1e-15 {
         (h0.abs() * 1e-3).max(1e-6)
     } else {
-        (0.01 / largest).powf(1.0 / 8.0)
+        (0.01 / largest).powf(1.0 / f64::from(q))
     };
     (100.0 * h0.abs()).min(h1).min(max_step) * direction
 }
@@ -151,7 +161,7 @@ fn tight<const N: usize, F: Rhs<N>, const PRESCALED: bool, const POWF: bool, con
     let max_step = (end - t0).abs();
     let mut y = p.start;
     let mut k0 = f(&y);
-    let mut h = initial_step(f, &y, &k0, tol, max_step, direction);
+    let mut h = initial_step(8, f, &y, &k0, tol, max_step, direction);
     let mut run = Run {
         y,
         accepted: 0,
@@ -295,15 +305,136 @@ fn tight<const N: usize, F: Rhs<N>, const PRESCALED: bool, const POWF: bool, con
     }
 }
 
+/// The hand-written Dopri5 (Dormand and Prince, J. Comput. Appl. Math. 6 (1980) 19–26;
+/// dopri5.f's controller, Hairer–Nørsett–Wanner I, II.4) on `p` at `rtol = atol = tol`,
+/// with timestep's arithmetic (the probes `y + h·(Σⱼ aᵢⱼ kⱼ)`, the error norm, the PI
+/// controller's `exp` and `ln`, the initial step) so that it takes timestep's steps: every
+/// stage in registers, every coefficient a constant, the seventh stage's probe the new
+/// state, as dopri5.f's `Y1`.
+#[inline(never)]
+fn tight5<const N: usize, F: Rhs<N>>(p: &Ivp<N, F>, tol: f64) -> Run<N> {
+    let f = |y: &[f64; N]| (p.f)(y, 0.0);
+    let end = p.end;
+    let (t0, direction) = (0.0_f64, 1.0_f64);
+    let max_step = (end - t0).abs();
+    let mut y = p.start;
+    let mut k0 = f(&y);
+    let mut h = initial_step(5, f, &y, &k0, tol, max_step, direction);
+    let mut run = Run {
+        y,
+        accepted: 0,
+        rejected: 0,
+        evaluations: 2,
+    };
+    // dopri5.f's controller as timestep's `Controller::decide` computes it.
+    let (safety, min_factor, max_factor, beta) = (0.9, 0.2, 10.0, 0.04);
+    let exponent = 1.0 / 5.0 - 0.75 * beta;
+    let mut ln_previous = -9.210340371976182_f64;
+    let mut after_rejection = false;
+    let mut t = t0;
+    let mut last = false;
+
+    macro_rules! probe {
+        ($k:ident, $i:literal; $j0:literal $($j:literal)*) => {{
+            let mut s = mul(&$k[$j0], A5[$i][$j0]);
+            $( s = axpy(&s, &$k[$j], A5[$i][$j]); )*
+            axpy(&y, &s, h)
+        }};
+    }
+
+    loop {
+        if 0.1 * h.abs() <= t.abs() * f64::EPSILON || h == 0.0 {
+            panic!("step too small at t = {t}");
+        }
+        if (t + 1.01 * h - end) * direction > 0.0 {
+            h = end - t;
+            last = true;
+        }
+        let mut k = [[0.0; N]; 7];
+        k[0] = k0;
+        k[1] = f(&axpy(&y, &k[0], h * A5[1][0]));
+        k[2] = f(&probe!(k, 2; 0 1));
+        k[3] = f(&probe!(k, 3; 0 1 2));
+        k[4] = f(&probe!(k, 4; 0 1 2 3));
+        k[5] = f(&probe!(k, 5; 0 1 2 3 4));
+        // The seventh stage's probe (its row of `a` is `b`) is the new state.
+        let mut s = mul(&k[0], B5[0]);
+        for j in [2, 3, 4, 5] {
+            s = axpy(&s, &k[j], B5[j]);
+        }
+        let y_new = axpy(&y, &s, h);
+        k[6] = f(&y_new);
+        run.evaluations += 6;
+
+        let mut e = mul(&k[0], E5_5[0]);
+        for j in [2, 3, 4, 5, 6] {
+            e = axpy(&e, &k[j], E5_5[j]);
+        }
+        let habs = h.abs();
+        let mut sum = 0.0;
+        for i in 0..N {
+            let scaled = e[i] * habs * (1.0 / (tol + tol * y[i].abs().max(y_new[i].abs())));
+            sum += scaled * scaled;
+        }
+        let err = f64::sqrt(sum / N as f64);
+        // A NaN error is rejected, as the controller rejects it.
+        let accept = err <= 1.0;
+        if !accept {
+            run.rejected += 1;
+            after_rejection = true;
+            last = false;
+            let plain = (exponent * err.ln()).exp();
+            h *= (safety / plain).max(min_factor);
+            continue;
+        }
+        let ln_error = err.ln();
+        let growth = safety * (beta * ln_previous - exponent * ln_error).exp();
+        let mut factor = growth.max(min_factor).min(max_factor);
+        ln_previous = ln_error.max(-9.210340371976182);
+        if after_rejection {
+            factor = factor.min(1.0);
+        }
+        run.accepted += 1;
+        k0 = k[6];
+        y = y_new;
+        t = if last { end } else { t + h };
+        if last {
+            run.y = y;
+            return run;
+        }
+        after_rejection = false;
+        h = (h * factor).abs().min(max_step) * direction;
+    }
+}
+
 /// timestep, as benches/peers.rs runs its side (`adaptive_timestep` with "dop853").
 #[inline(never)]
 fn by_timestep<const N: usize, F: Rhs<N>>(
     p: &Ivp<N, F>,
     tol: f64,
 ) -> ([f64; N], timestep::Statistics) {
+    by_pair(timestep::Dop853, p, tol)
+}
+
+/// timestep's `Dopri5`, as [`by_timestep`] runs `Dop853`.
+#[inline(never)]
+fn by_timestep5<const N: usize, F: Rhs<N>>(
+    p: &Ivp<N, F>,
+    tol: f64,
+) -> ([f64; N], timestep::Statistics) {
+    by_pair(timestep::Dopri5, p, tol)
+}
+
+/// timestep's `pair` on `p` as `[f64; N]`.
+#[inline(always)]
+fn by_pair<const N: usize, F: Rhs<N>, P: IntoAdaptive<Method: AdaptiveMethod<[f64; N]>>>(
+    pair: P,
+    p: &Ivp<N, F>,
+    tol: f64,
+) -> ([f64; N], timestep::Statistics) {
     let mut y = p.start;
     let tolerances = Tolerances::new(tol, tol);
-    let statistics = Adaptive::new(timestep::Dop853)
+    let statistics = Adaptive::new(pair)
         .with_tolerances(tolerances)
         .solve(&mut y, &p.f, 0.0, p.end)
         .expect("an adaptive run within its step budget");
@@ -317,9 +448,30 @@ fn by_timestep_vec<const N: usize, F: Rhs<N>>(
     rate_into: fn(&[f64], &mut [f64]),
     tol: f64,
 ) -> (Vec<f64>, timestep::Statistics) {
+    by_pair_vec(timestep::Dop853, p, rate_into, tol)
+}
+
+/// timestep's `Dopri5`, as [`by_timestep_vec`] runs `Dop853`.
+#[inline(never)]
+fn by_timestep5_vec<const N: usize, F: Rhs<N>>(
+    p: &Ivp<N, F>,
+    rate_into: fn(&[f64], &mut [f64]),
+    tol: f64,
+) -> (Vec<f64>, timestep::Statistics) {
+    by_pair_vec(timestep::Dopri5, p, rate_into, tol)
+}
+
+/// timestep's `pair` on `p` as a `Vec<f64>`.
+#[inline(always)]
+fn by_pair_vec<const N: usize, F: Rhs<N>, P: IntoAdaptive<Method: AdaptiveMethod<Vec<f64>>>>(
+    pair: P,
+    p: &Ivp<N, F>,
+    rate_into: fn(&[f64], &mut [f64]),
+    tol: f64,
+) -> (Vec<f64>, timestep::Statistics) {
     let mut y = p.start.to_vec();
     let forces = InPlace(move |y: &Vec<f64>, _t: f64, out: &mut Vec<f64>| rate_into(y, out));
-    let statistics = Adaptive::new(timestep::Dop853)
+    let statistics = Adaptive::new(pair)
         .with_tolerances(Tolerances::new(tol, tol))
         .solve(&mut y, &forces, 0.0, p.end)
         .expect("an adaptive run within its step budget");
@@ -511,6 +663,71 @@ fn size_group<const N: usize>(c: &mut Criterion) {
     group.finish();
 }
 
+/// The groups `adaptive_sol/dopri5-<N>`: timestep's Dopri5 on the chain as `[f64; N]` and
+/// as a `Vec<f64>`, against the hand-written Dopri5 (`tight`) taking the same steps.
+fn size_group5<const N: usize>(c: &mut Criterion) {
+    let p = chain_problem::<N>();
+    let tol = p.tolerances[0].1;
+    let (y, ts) = by_timestep5(&p, tol);
+    let (y_vec, ts_vec) = by_timestep5_vec(&p, chain_rate, tol);
+    let hand = tight5(&p, tol);
+    println!(
+        "dopri5-{N}: {} accepted / {} rejected / {} evaluations",
+        ts.accepted, ts.rejected, ts.evaluations
+    );
+    assert_eq!((hand.accepted, hand.rejected), (ts.accepted, ts.rejected));
+    assert_eq!(hand.evaluations, ts.evaluations);
+    assert_eq!(
+        (ts_vec.accepted, ts_vec.rejected),
+        (ts.accepted, ts.rejected)
+    );
+    assert!(problems::distance(&hand.y, &y) <= p.agree);
+    assert!(problems::distance(&y_vec, &y) <= p.agree);
+    let mut group = c.benchmark_group(format!("adaptive_sol/dopri5-{N}"));
+    group.bench_function("timestep", |b| b.iter(|| by_timestep5(&p, black_box(tol))));
+    group.bench_function("timestep-vec", |b| {
+        b.iter(|| by_timestep5_vec(&p, chain_rate, black_box(tol)))
+    });
+    group.bench_function("tight", |b| b.iter(|| tight5(&p, black_box(tol))));
+    group.finish();
+}
+
+/// `runs` runs of one side of `adaptive_sol/dopri5-<N>`, for callgrind (`runs = 0`: check
+/// that the sides take the same steps, and print the counts).
+fn profile_size5<const N: usize>(function: &str, runs: usize) {
+    let p = chain_problem::<N>();
+    let tol = p.tolerances[0].1;
+    if runs == 0 {
+        let (y, ts) = by_timestep5(&p, tol);
+        let (y_vec, ts_vec) = by_timestep5_vec(&p, chain_rate, tol);
+        let hand = tight5(&p, tol);
+        println!("dopri5-{N}: {ts:?}");
+        println!(
+            "dopri5-{N}: hand {} / {} / {}, |Δy| {:.1e}; vec {} / {}, |Δy| {:.1e}",
+            hand.accepted,
+            hand.rejected,
+            hand.evaluations,
+            problems::distance(&hand.y, &y),
+            ts_vec.accepted,
+            ts_vec.rejected,
+            problems::distance(&y_vec, &y)
+        );
+    }
+    for _ in 0..runs {
+        match function {
+            "timestep" => {
+                black_box(by_timestep5(&p, black_box(tol)));
+            }
+            "timestep-vec" => {
+                black_box(by_timestep5_vec(&p, chain_rate, black_box(tol)));
+            }
+            _ => {
+                black_box(tight5(&p, black_box(tol)));
+            }
+        }
+    }
+}
+
 /// `runs` runs of one side of `adaptive_sol/dop853-<N>`, for callgrind.
 fn profile_size<const N: usize>(function: &str, runs: usize) {
     let p = chain_problem::<N>();
@@ -565,6 +782,11 @@ fn bench(c: &mut Criterion) {
             "dop853-28" => profile_size::<28>(function, runs),
             "dop853-100" => profile_size::<100>(function, runs),
             "dop853-1000" => profile_size::<1000>(function, runs),
+            "dopri5-2" => profile_size5::<2>(function, runs),
+            "dopri5-6" => profile_size5::<6>(function, runs),
+            "dopri5-28" => profile_size5::<28>(function, runs),
+            "dopri5-100" => profile_size5::<100>(function, runs),
+            "dopri5-1000" => profile_size5::<1000>(function, runs),
             _ => profile(&lorenz, function, &label, runs),
         }
         std::process::exit(0);
@@ -576,6 +798,11 @@ fn bench(c: &mut Criterion) {
     size_group::<28>(c);
     size_group::<100>(c);
     size_group::<1000>(c);
+    size_group5::<2>(c);
+    size_group5::<6>(c);
+    size_group5::<28>(c);
+    size_group5::<100>(c);
+    size_group5::<1000>(c);
 }
 
 criterion_group! {

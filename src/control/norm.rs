@@ -118,9 +118,31 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     fn sum_over(&self, n: usize, mut term: impl FnMut(usize, f64) -> f64) -> f64 {
         let end = |i: usize| 0.0 * self.end.coordinate(i).to_f64();
         match self.tolerances.uniform() {
-            Some((relative, absolute)) if self.has_coordinates && absolute > 0.0 => (0..n)
-                .map(|i| term(i, 1.0 / (absolute + relative * self.size(i))) + end(i))
-                .sum(),
+            Some((relative, absolute)) if self.has_coordinates && absolute > 0.0 => {
+                const BLOCK: usize = 8;
+                let weight = |i: usize| 1.0 / (absolute + relative * self.size(i));
+                if DerivativeOf::<S>::fixed_zero().is_none() {
+                    // A `Vec`, whose reads are checked: in blocks, DOP853 took 1–1.5 % more.
+                    return (0..n).map(|i| term(i, weight(i)) + end(i)).sum();
+                }
+                // For a state of fixed size, the weights eight at a time in a loop of their
+                // own, which vectorises (a division and a `max` for two coordinates at
+                // once), then the terms added in order, as the sum must be: the roundings of
+                // one loop over both (DOP853 on 28 to 1000 unknowns: 6–9 % fewer
+                // instructions, Dopri5 9–13 %).
+                let mut sum = -0.0;
+                let whole = n - n % BLOCK;
+                for from in (0..whole).step_by(BLOCK) {
+                    let weights: [f64; BLOCK] = core::array::from_fn(|k| weight(from + k));
+                    for (k, w) in weights.into_iter().enumerate() {
+                        sum += term(from + k, w) + end(from + k);
+                    }
+                }
+                for i in whole..n {
+                    sum += term(i, weight(i)) + end(i);
+                }
+                sum
+            }
             Some((_, absolute)) if !self.has_coordinates && absolute > 0.0 => {
                 let weight = 1.0 / absolute;
                 (0..n).map(|i| term(i, weight)).sum()

@@ -17,6 +17,7 @@
 
 mod adaptive;
 mod common;
+mod control;
 mod error;
 mod fixed_timestep;
 mod integrators;

@@ -1,0 +1,3 @@
+//! `src/control/`: the parts of error control below the methods.
+
+mod norm;
