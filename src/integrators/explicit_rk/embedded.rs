@@ -417,23 +417,26 @@ impl<const N: usize> EmbeddedPair<N> {
         statistics: &mut Statistics,
     ) -> f64 {
         statistics.evaluations += stages as u64 - 1;
-        if end_stage < stages && S::probe_is_advance() {
-            // The rate at the step's end is one of the attempt's stages (Dormand–Prince
-            // 5(4), Tsitouras 5(4)): evaluated at the end itself, whose sum is the stage's
-            // probe's bit for bit, rather than at a probe of the same point formed in a
-            // pass of its own.
-            self.tableau.stages(
-                rates,
-                probe,
-                sum,
-                state,
-                forces,
-                t,
-                h,
-                Stages::Span(1, end_stage),
-            );
-            end.clone_from(state);
-            end.advance_by_sum(&self.tableau.b, rates, h, sum);
+        // Where the rate at the step's end is one of the attempt's stages (Dormand–Prince
+        // 5(4), Tsitouras 5(4)) and the end's sum is that stage's probe's bit for bit, the
+        // stages stop before it, and it is evaluated at the end itself rather than at a
+        // probe of the same point formed in a pass of its own.
+        let at_end = end_stage < stages && S::probe_is_advance();
+        // The first stage is the start rate, from `begin` or the last step.
+        let before_end = if at_end { end_stage } else { stages };
+        self.tableau.stages(
+            rates,
+            probe,
+            sum,
+            state,
+            forces,
+            t,
+            h,
+            Stages::Span(1, before_end),
+        );
+        end.clone_from(state);
+        end.advance_by_sum(&self.tableau.b, rates, h, sum);
+        if at_end {
             let stage_time = t + h * S::Scalar::from_f64(self.tableau.c[end_stage]);
             end.derivative_into(forces, stage_time, &mut rates[end_stage]);
             self.tableau.stages(
@@ -446,20 +449,6 @@ impl<const N: usize> EmbeddedPair<N> {
                 h,
                 Stages::Span(end_stage + 1, stages),
             );
-        } else {
-            // The first stage is the start rate, from `begin` or the last step.
-            self.tableau.stages(
-                rates,
-                probe,
-                sum,
-                state,
-                forces,
-                t,
-                h,
-                Stages::Span(1, stages),
-            );
-            end.clone_from(state);
-            end.advance_by_sum(&self.tableau.b, rates, h, sum);
         }
 
         let norm = ErrorNorm::new(tolerances, state, end);
