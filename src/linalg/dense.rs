@@ -258,6 +258,14 @@ mod tests {
     use super::{factor, solve, solve_transposed};
     use proptest::prelude::*;
 
+    /// An `n × n` matrix of `values` with 3 added along its diagonal: entries of both signs
+    /// up to the diagonal's margin, so that rows swap, and seldom singular.
+    fn diagonal_heavy(n: usize, values: &[f64]) -> Vec<f64> {
+        (0..n * n)
+            .map(|k| values[k] + if k % (n + 1) == 0 { 3.0 } else { 0.0 })
+            .collect()
+    }
+
     proptest! {
         /// The solve, four rows at a time, gives the bits of the row-by-row substitution
         /// (the backward one summing from the last column back), at every size past the
@@ -267,9 +275,7 @@ mod tests {
             n in 5_usize..40,
             values in prop::collection::vec(-4.0_f64..4.0, 1600),
         ) {
-            let mut a: Vec<f64> = (0..n * n)
-                .map(|k| values[k] + if k % (n + 1) == 0 { 3.0 } else { 0.0 })
-                .collect();
+            let mut a = diagonal_heavy(n, &values);
             let mut pivots = vec![0; n];
             if factor(&mut a, &mut pivots, n).is_err() {
                 return Ok(());
@@ -297,9 +303,7 @@ mod tests {
             n in 1_usize..12,
             values in prop::collection::vec(-4.0_f64..4.0, 144),
         ) {
-            let mut a: Vec<f64> = (0..n * n)
-                .map(|k| values[k] + if k % (n + 1) == 0 { 3.0 } else { 0.0 })
-                .collect();
+            let mut a = diagonal_heavy(n, &values);
             let original = a.clone();
             let mut pivots = vec![0; n];
             if factor(&mut a, &mut pivots, n).is_err() {
