@@ -632,82 +632,102 @@ fn chain_problem<const N: usize>() -> Ivp<N, ArrayRhs<N>> {
     }
 }
 
-/// The groups `adaptive_sol/dop853-<N>`: timestep's DOP853 on the chain as `[f64; N]` and as
-/// a `Vec<f64>`, against the hand-written DOP853 (`tight/ts-order`) taking the same steps.
-fn size_group<const N: usize>(c: &mut Criterion) {
+/// timestep's pair on the problem as a `Vec<f64>`, its rates written by the function given.
+type VecSide<const N: usize> =
+    fn(&Ivp<N, ArrayRhs<N>>, fn(&[f64], &mut [f64]), f64) -> (Vec<f64>, timestep::Statistics);
+
+/// One size group's sides: timestep's pair on `[f64; N]` and on a `Vec<f64>`, and the
+/// hand-written pair taking its steps (each out of line, for callgrind's `--toggle-collect`).
+struct SizeSides<const N: usize> {
+    /// `dop853` or `dopri5`: the group is `adaptive_sol/<pair>-<N>`.
+    pair: &'static str,
+    array: fn(&Ivp<N, ArrayRhs<N>>, f64) -> ([f64; N], timestep::Statistics),
+    vec: VecSide<N>,
+    /// The hand-written side's name in the group, and the side.
+    hand: Variant<N, ArrayRhs<N>>,
+}
+
+/// DOP853 against `tight/ts-order`.
+fn dop853_sides<const N: usize>() -> SizeSides<N> {
+    SizeSides {
+        pair: "dop853",
+        array: by_timestep,
+        vec: by_timestep_vec,
+        hand: ("tight/ts-order", tight::<N, _, false, false, false>),
+    }
+}
+
+/// Dopri5 against `tight5`.
+fn dopri5_sides<const N: usize>() -> SizeSides<N> {
+    SizeSides {
+        pair: "dopri5",
+        array: by_timestep5,
+        vec: by_timestep5_vec,
+        hand: ("tight", tight5),
+    }
+}
+
+/// The groups `adaptive_sol/dop853-<N>` and `adaptive_sol/dopri5-<N>`: timestep's pair on
+/// the chain as `[f64; N]` and as a `Vec<f64>`, against the hand-written pair, which the
+/// group first checks takes the same steps and ends within the problem's agreement.
+fn size_group<const N: usize>(c: &mut Criterion, sides: SizeSides<N>) {
+    let SizeSides {
+        pair,
+        array,
+        vec,
+        hand: (hand_name, hand),
+    } = sides;
     let p = chain_problem::<N>();
     let tol = p.tolerances[0].1;
-    let (y, ts) = by_timestep(&p, tol);
-    let (y_vec, ts_vec) = by_timestep_vec(&p, chain_rate, tol);
-    let hand = tight::<N, _, false, false, false>(&p, tol);
+    let (y, ts) = array(&p, tol);
+    let (y_vec, ts_vec) = vec(&p, chain_rate, tol);
+    let written = hand(&p, tol);
     println!(
-        "dop853-{N}: {} accepted / {} rejected / {} evaluations",
+        "{pair}-{N}: {} accepted / {} rejected / {} evaluations",
         ts.accepted, ts.rejected, ts.evaluations
     );
-    assert_eq!((hand.accepted, hand.rejected), (ts.accepted, ts.rejected));
-    assert_eq!(hand.evaluations, ts.evaluations);
+    assert_eq!(
+        (written.accepted, written.rejected),
+        (ts.accepted, ts.rejected)
+    );
+    assert_eq!(written.evaluations, ts.evaluations);
     assert_eq!(
         (ts_vec.accepted, ts_vec.rejected),
         (ts.accepted, ts.rejected)
     );
-    assert!(problems::distance(&hand.y, &y) <= p.agree);
+    assert!(problems::distance(&written.y, &y) <= p.agree);
     assert!(problems::distance(&y_vec, &y) <= p.agree);
-    let mut group = c.benchmark_group(format!("adaptive_sol/dop853-{N}"));
-    group.bench_function("timestep", |b| b.iter(|| by_timestep(&p, black_box(tol))));
+    let mut group = c.benchmark_group(format!("adaptive_sol/{pair}-{N}"));
+    group.bench_function("timestep", |b| b.iter(|| array(&p, black_box(tol))));
     group.bench_function("timestep-vec", |b| {
-        b.iter(|| by_timestep_vec(&p, chain_rate, black_box(tol)))
+        b.iter(|| vec(&p, chain_rate, black_box(tol)))
     });
-    group.bench_function("tight/ts-order", |b| {
-        b.iter(|| tight::<N, _, false, false, false>(&p, black_box(tol)))
-    });
+    group.bench_function(hand_name, |b| b.iter(|| hand(&p, black_box(tol))));
     group.finish();
 }
 
-/// The groups `adaptive_sol/dopri5-<N>`: timestep's Dopri5 on the chain as `[f64; N]` and
-/// as a `Vec<f64>`, against the hand-written Dopri5 (`tight`) taking the same steps.
-fn size_group5<const N: usize>(c: &mut Criterion) {
-    let p = chain_problem::<N>();
-    let tol = p.tolerances[0].1;
-    let (y, ts) = by_timestep5(&p, tol);
-    let (y_vec, ts_vec) = by_timestep5_vec(&p, chain_rate, tol);
-    let hand = tight5(&p, tol);
-    println!(
-        "dopri5-{N}: {} accepted / {} rejected / {} evaluations",
-        ts.accepted, ts.rejected, ts.evaluations
-    );
-    assert_eq!((hand.accepted, hand.rejected), (ts.accepted, ts.rejected));
-    assert_eq!(hand.evaluations, ts.evaluations);
-    assert_eq!(
-        (ts_vec.accepted, ts_vec.rejected),
-        (ts.accepted, ts.rejected)
-    );
-    assert!(problems::distance(&hand.y, &y) <= p.agree);
-    assert!(problems::distance(&y_vec, &y) <= p.agree);
-    let mut group = c.benchmark_group(format!("adaptive_sol/dopri5-{N}"));
-    group.bench_function("timestep", |b| b.iter(|| by_timestep5(&p, black_box(tol))));
-    group.bench_function("timestep-vec", |b| {
-        b.iter(|| by_timestep5_vec(&p, chain_rate, black_box(tol)))
-    });
-    group.bench_function("tight", |b| b.iter(|| tight5(&p, black_box(tol))));
-    group.finish();
-}
-
-/// `runs` runs of one side of `adaptive_sol/dopri5-<N>`, for callgrind (`runs = 0`: check
-/// that the sides take the same steps, and print the counts).
-fn profile_size5<const N: usize>(function: &str, runs: usize) {
+/// `runs` runs of one side of a size group, for callgrind (`runs = 0`: check that the
+/// sides take the same steps, and print the counts).
+fn profile_size<const N: usize>(sides: SizeSides<N>, function: &str, runs: usize) {
+    let SizeSides {
+        pair,
+        array,
+        vec,
+        hand: (_, hand),
+    } = sides;
     let p = chain_problem::<N>();
     let tol = p.tolerances[0].1;
     if runs == 0 {
-        let (y, ts) = by_timestep5(&p, tol);
-        let (y_vec, ts_vec) = by_timestep5_vec(&p, chain_rate, tol);
-        let hand = tight5(&p, tol);
-        println!("dopri5-{N}: {ts:?}");
+        let (y, ts) = array(&p, tol);
+        let (y_vec, ts_vec) = vec(&p, chain_rate, tol);
+        let written = hand(&p, tol);
+        println!("{pair}-{N}: {ts:?}");
         println!(
-            "dopri5-{N}: hand {} / {} / {}, |Δy| {:.1e}; vec {} / {}, |Δy| {:.1e}",
-            hand.accepted,
-            hand.rejected,
-            hand.evaluations,
-            problems::distance(&hand.y, &y),
+            "{pair}-{N}: hand {} / {} / {}, |Δy| {:.1e}; vec {} / {}, |Δy| {:.1e}",
+            written.accepted,
+            written.rejected,
+            written.evaluations,
+            problems::distance(&written.y, &y),
             ts_vec.accepted,
             ts_vec.rejected,
             problems::distance(&y_vec, &y)
@@ -716,36 +736,13 @@ fn profile_size5<const N: usize>(function: &str, runs: usize) {
     for _ in 0..runs {
         match function {
             "timestep" => {
-                black_box(by_timestep5(&p, black_box(tol)));
+                black_box(array(&p, black_box(tol)));
             }
             "timestep-vec" => {
-                black_box(by_timestep5_vec(&p, chain_rate, black_box(tol)));
+                black_box(vec(&p, chain_rate, black_box(tol)));
             }
             _ => {
-                black_box(tight5(&p, black_box(tol)));
-            }
-        }
-    }
-}
-
-/// `runs` runs of one side of `adaptive_sol/dop853-<N>`, for callgrind.
-fn profile_size<const N: usize>(function: &str, runs: usize) {
-    let p = chain_problem::<N>();
-    let tol = p.tolerances[0].1;
-    if runs == 0 {
-        let (_, ts) = by_timestep(&p, tol);
-        println!("dop853-{N}: {ts:?}");
-    }
-    for _ in 0..runs {
-        match function {
-            "timestep" => {
-                black_box(by_timestep(&p, black_box(tol)));
-            }
-            "timestep-vec" => {
-                black_box(by_timestep_vec(&p, chain_rate, black_box(tol)));
-            }
-            _ => {
-                black_box(tight::<N, _, false, false, false>(&p, black_box(tol)));
+                black_box(hand(&p, black_box(tol)));
             }
         }
     }
@@ -777,32 +774,32 @@ fn bench(c: &mut Criterion) {
             .expect("ADAPTIVE_SOL_PROFILE=<problem>/<function>");
         match problem {
             "arenstorf" => profile(&arenstorf, function, &label, runs),
-            "dop853-2" => profile_size::<2>(function, runs),
-            "dop853-6" => profile_size::<6>(function, runs),
-            "dop853-28" => profile_size::<28>(function, runs),
-            "dop853-100" => profile_size::<100>(function, runs),
-            "dop853-1000" => profile_size::<1000>(function, runs),
-            "dopri5-2" => profile_size5::<2>(function, runs),
-            "dopri5-6" => profile_size5::<6>(function, runs),
-            "dopri5-28" => profile_size5::<28>(function, runs),
-            "dopri5-100" => profile_size5::<100>(function, runs),
-            "dopri5-1000" => profile_size5::<1000>(function, runs),
+            "dop853-2" => profile_size::<2>(dop853_sides(), function, runs),
+            "dop853-6" => profile_size::<6>(dop853_sides(), function, runs),
+            "dop853-28" => profile_size::<28>(dop853_sides(), function, runs),
+            "dop853-100" => profile_size::<100>(dop853_sides(), function, runs),
+            "dop853-1000" => profile_size::<1000>(dop853_sides(), function, runs),
+            "dopri5-2" => profile_size::<2>(dopri5_sides(), function, runs),
+            "dopri5-6" => profile_size::<6>(dopri5_sides(), function, runs),
+            "dopri5-28" => profile_size::<28>(dopri5_sides(), function, runs),
+            "dopri5-100" => profile_size::<100>(dopri5_sides(), function, runs),
+            "dopri5-1000" => profile_size::<1000>(dopri5_sides(), function, runs),
             _ => profile(&lorenz, function, &label, runs),
         }
         std::process::exit(0);
     }
     groups(c, &arenstorf);
     groups(c, &lorenz);
-    size_group::<2>(c);
-    size_group::<6>(c);
-    size_group::<28>(c);
-    size_group::<100>(c);
-    size_group::<1000>(c);
-    size_group5::<2>(c);
-    size_group5::<6>(c);
-    size_group5::<28>(c);
-    size_group5::<100>(c);
-    size_group5::<1000>(c);
+    size_group::<2>(c, dop853_sides());
+    size_group::<6>(c, dop853_sides());
+    size_group::<28>(c, dop853_sides());
+    size_group::<100>(c, dop853_sides());
+    size_group::<1000>(c, dop853_sides());
+    size_group::<2>(c, dopri5_sides());
+    size_group::<6>(c, dopri5_sides());
+    size_group::<28>(c, dopri5_sides());
+    size_group::<100>(c, dopri5_sides());
+    size_group::<1000>(c, dopri5_sides());
 }
 
 criterion_group! {

@@ -251,22 +251,28 @@ impl<M, P> Adjoint<M, P> {
             limit: self.max_steps,
         };
 
-        // Every stretch planned first, so that too long a run is refused before it starts.
-        let mut total: u64 = 0;
+        // Every stretch planned first (its steps, and the last one's length), so that too
+        // long a run is refused before it starts.
+        let mut plans: Vec<(usize, f64)> = Vec::with_capacity(times.len());
         let mut t = t0;
         for &sample_time in times {
-            if sample_time > t {
-                let (count, _) = plan(
+            let plan = if sample_time > t {
+                let stretch = plan(
                     t.to_f64(),
                     sample_time.to_f64(),
                     dt.to_f64(),
                     V::Scalar::epsilon(),
-                )
-                .map_err(|_| too_many)?;
-                total = total.saturating_add(count as u64);
+                );
                 t = sample_time;
-            }
+                stretch.map_err(|_| too_many)?
+            } else {
+                (0, 0.0)
+            };
+            plans.push(plan);
         }
+        let total = plans.iter().fold(0_u64, |total, &(count, _)| {
+            total.saturating_add(count as u64)
+        });
         if total > self.max_steps {
             return Err(too_many);
         }
@@ -279,15 +285,8 @@ impl<M, P> Adjoint<M, P> {
         let mut stepper = Stepper::for_state(method.clone(), y0);
         let mut y = y0.clone();
         let mut t = t0;
-        for &sample_time in times {
+        for (&sample_time, &(count, last)) in times.iter().zip(&plans) {
             if sample_time > t {
-                let (count, last) = plan(
-                    t.to_f64(),
-                    sample_time.to_f64(),
-                    dt.to_f64(),
-                    V::Scalar::epsilon(),
-                )
-                .map_err(|_| too_many)?;
                 for i in 0..count {
                     let start = V::Scalar::from_f64(t.to_f64() + dt.to_f64() * i as f64);
                     let h = if i + 1 == count {
