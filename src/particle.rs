@@ -356,6 +356,36 @@ impl<V: SmallVector> State for Particle<V> {
         };
     }
 
+    /// Both sums at once, the velocity's without a kick's cancellation (see
+    /// [`State::nystrom_rate_into`]).
+    #[inline(always)]
+    fn nystrom_rate_into(
+        &self,
+        position_weights: &[f64],
+        momentum_weights: Option<&[f64]>,
+        rates: &[Derivative<V, V>],
+        c: V::Scalar,
+        h: V::Scalar,
+        out: &mut Derivative<V, V>,
+    ) -> bool {
+        // Term by term from the left, from zero (`0 + w F` is `w F`).
+        let sum = |weights: &[f64]| {
+            (weights.iter().zip(rates))
+                .filter(|(weight, _)| **weight != 0.0)
+                .fold(V::zero(), |sum, (&weight, rate)| {
+                    sum.add_scaled(rate.force, V::Scalar::from_f64(weight))
+                })
+        };
+        let kick = sum(position_weights);
+        *out = Derivative::new(
+            self.velocity
+                .scale(c)
+                .add_scaled(kick, h * self.inverse_mass),
+            momentum_weights.map_or(V::zero(), sum),
+        );
+        true
+    }
+
     #[inline]
     fn coordinates_into(&self, out: &mut Derivative<V, V>) -> bool {
         *out = Derivative::new(self.position, self.momentum);

@@ -61,10 +61,15 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
     #[must_use]
     pub fn norm(&self, error: &DerivativeOf<S>, factor: f64) -> f64 {
         let n = error.dim();
-        let sum = self.sum_over(n, |i, weight| {
-            let scaled = error.component(i).to_f64() * factor * weight;
-            scaled * scaled
-        });
+        let sum = self.zipped_sums([error], [factor]).map_or_else(
+            || {
+                self.sum_over(n, |i, weight| {
+                    let scaled = error.component(i).to_f64() * factor * weight;
+                    scaled * scaled
+                })
+            },
+            |[sum]| sum,
+        );
         (sum / n.max(1) as f64).sqrt()
     }
 
@@ -98,6 +103,11 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
         second: &DerivativeOf<S>,
         second_factor: f64,
     ) -> (f64, f64) {
+        if let Some([first_sum, second_sum]) =
+            self.zipped_sums([first, second], [first_factor, second_factor])
+        {
+            return (first_sum, second_sum);
+        }
         let n = first.dim();
         let mut second_sum = 0.0;
         let first_sum = self.sum_over(n, |i, weight| {
@@ -107,6 +117,36 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
             a * a
         });
         (first_sum, second_sum)
+    }
+
+    /// The sums of squares of `errors · factors` over the coordinates as the state zips
+    /// them with the errors ([`State::zip_coordinates`]), in order, with the roundings of
+    /// [`sum_over`](Self::sum_over)'s loop for one tolerance pair (the first sum `NaN` when
+    /// the end is not finite); `None` for a state that does not zip its coordinates or
+    /// for other tolerances.
+    #[inline(always)]
+    fn zipped_sums<const K: usize>(
+        &self,
+        errors: [&DerivativeOf<S>; K],
+        factors: [f64; K],
+    ) -> Option<[f64; K]> {
+        let (relative, absolute) = self.tolerances.uniform()?;
+        if !(self.has_coordinates && absolute > 0.0) {
+            return None;
+        }
+        let mut sums = [-0.0; K];
+        let zipped = self
+            .start
+            .zip_coordinates(self.end, errors, |start, end, errors| {
+                let size = start.abs().max(end.abs()).to_f64();
+                let weight = 1.0 / (absolute + relative * size);
+                for (k, (sum, error)) in sums.iter_mut().zip(errors).enumerate() {
+                    let scaled = error.to_f64() * factors[k] * weight;
+                    let end = if k == 0 { 0.0 * end.to_f64() } else { 0.0 };
+                    *sum += scaled * scaled + end;
+                }
+            });
+        zipped.then_some(sums)
     }
 
     /// `Σᵢ term(i, 1/scaleᵢ)`, `NaN` when the step's end has a coordinate that is not

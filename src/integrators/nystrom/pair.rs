@@ -102,25 +102,41 @@ fn force_sum<S: State>(weights: &[f64], rates: &[DerivativeOf<S>], out: &mut S::
     }
 }
 
-/// `sum ← (c v₀ + v(p₀ + h Σⱼ wⱼ Fⱼ) − v₀, 0)`: the rate that drifts `state` over `h` to
-/// `x₀ + h (c v₀ + h Σⱼ wⱼ Fⱼ / m)`.
+/// `sum ← (c v₀ + v(p₀ + h Σⱼ wⱼ Fⱼ) − v₀, Σⱼ w′ⱼ Fⱼ)` (the force zero without
+/// `momentum_weights`): the rate that moves `state` over `h` to `x₀ + h (c v₀ + h Σⱼ wⱼ Fⱼ
+/// / m)` and `p₀ + h Σⱼ w′ⱼ Fⱼ`. In one pass where the state knows its masses
+/// ([`State::nystrom_rate_into`]); otherwise from a kick into `probe`.
 #[allow(clippy::too_many_arguments)]
-fn position_rate<S: State>(
+fn nystrom_rate<S: State>(
     state: &S,
     rates: &[DerivativeOf<S>],
     weights: &[f64],
+    momentum_weights: Option<&[f64]>,
     c: f64,
     h: S::Scalar,
     sum: &mut DerivativeOf<S>,
     probe: &mut S,
 ) {
+    if state.nystrom_rate_into(
+        weights,
+        momentum_weights,
+        rates,
+        S::Scalar::from_f64(c),
+        h,
+        sum,
+    ) {
+        return;
+    }
     sum.velocity.set_zero();
     force_sum::<S>(weights, rates, &mut sum.force);
     state.probe_into(sum, h, probe);
     probe.velocity_into(&mut sum.velocity);
     sum.velocity
         .add_scaled_assign(&rates[0].velocity, S::Scalar::from_f64(c - 1.0));
-    sum.force.set_zero();
+    match momentum_weights {
+        Some(weights) => force_sum::<S>(weights, rates, &mut sum.force),
+        None => sum.force.set_zero(),
+    }
 }
 
 impl<const N: usize> NystromPair<N> {
@@ -151,8 +167,16 @@ impl<const N: usize> NystromPair<N> {
             let x1_weight = 10.0 * t3 - 15.0 * t4 + 6.0 * t5;
             let v1_weight = -4.0 * t3 + 7.0 * t4 - 3.0 * t5;
             let a1_weight = 0.5 * t3 - t4 + 0.5 * t5;
-            position_rate(start, rates, &self.b, 1.0, h, scratch, out);
-            force_sum::<S>(&self.b_velocity, rates, &mut scratch.force);
+            nystrom_rate(
+                start,
+                rates,
+                &self.b,
+                Some(&self.b_velocity),
+                1.0,
+                h,
+                scratch,
+                out,
+            );
             scratch.velocity.scale_assign(scalar(x1_weight));
             scratch
                 .velocity
@@ -186,15 +210,10 @@ impl<const N: usize> NystromPair<N> {
                     .rev()
                     .fold(0.0, |value, &k| value * theta + k)
         };
-        let position: [f64; N] = core::array::from_fn(|i| at(&dense.position[i]));
+        // x(θ) = x₀ + h (θ v₀ + h Σ θ² bᵢ(θ) Fᵢ / m), p(θ) = p₀ + h Σ θ b'ᵢ(θ) Fᵢ.
+        let position: [f64; N] = core::array::from_fn(|i| theta * at(&dense.position[i]));
         let velocity: [f64; N] = core::array::from_fn(|i| at(&dense.velocity[i]));
-        // x(θ) = x₀ + h θ v(p₀ + h θ Σ bᵢ(θ) Fᵢ), p(θ) = p₀ + h θ Σ b'ᵢ(θ) Fᵢ.
-        sum.velocity.set_zero();
-        force_sum::<S>(&position, rates, &mut sum.force);
-        start.probe_into(sum, h, out);
-        out.velocity_into(&mut sum.velocity);
-        sum.velocity.scale_assign(scalar(theta));
-        force_sum::<S>(&velocity, rates, &mut sum.force);
+        nystrom_rate(start, rates, &position, Some(&velocity), theta, h, sum, out);
         start.probe_into(sum, h, out);
     }
 
@@ -268,10 +287,11 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
         }
         let pair = self.0;
         for i in 1..N {
-            position_rate(
+            nystrom_rate(
                 state,
                 &rates[..i],
                 &pair.a[i][..i],
+                None,
                 pair.c[i],
                 h,
                 sum,
@@ -282,13 +302,22 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
             probe.derivative_into(forces, stage_time, &mut rates[i]);
         }
         statistics.evaluations += (N - 1) as u64;
-        position_rate(state, &rates[..], &pair.b, 1.0, h, sum, probe);
-        force_sum::<S>(&pair.b_velocity, &rates[..], &mut sum.force);
+        let all = &rates[..];
+        nystrom_rate(
+            state,
+            all,
+            &pair.b,
+            Some(&pair.b_velocity),
+            1.0,
+            h,
+            sum,
+            probe,
+        );
         state.probe_into(sum, h, end);
         // The error in both parts, over `h`: the position's `h Σ eᵢ Fᵢ / m` as a velocity,
         // the momentum's `Σ e'ᵢ Fᵢ` as a force.
-        position_rate(state, &rates[..], &pair.error, 0.0, h, sum, probe);
-        force_sum::<S>(&pair.error_velocity, &rates[..], &mut sum.force);
+        let error_velocity = Some(&pair.error_velocity[..]);
+        nystrom_rate(state, all, &pair.error, error_velocity, 0.0, h, sum, probe);
         Ok(ErrorNorm::new(tolerances, state, end).norm(sum, h.to_f64()))
     }
 
@@ -374,8 +403,8 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
     ) {
         // The attempt's end, `start` moved by `h` times this rate.
         let NystromWorkspace { rates, probe, .. } = workspace;
-        position_rate(start, &rates[..], &self.0.b, 1.0, h, out, probe);
-        force_sum::<S>(&self.0.b_velocity, &rates[..], &mut out.force);
+        let b_velocity = Some(&self.0.b_velocity[..]);
+        nystrom_rate(start, &rates[..], &self.0.b, b_velocity, 1.0, h, out, probe);
         out.scale_assign(h);
     }
 

@@ -9,9 +9,10 @@
 //! (which vectorises) and must round as the one loop does, so that a pair takes the same
 //! steps on an array and on a `Vec`. An end that is not finite makes it `NaN`.
 
+use glam::DVec3;
 use proptest::prelude::*;
 use timestep::control::ErrorNorm;
-use timestep::{Derivative, NoVelocity, Tolerances};
+use timestep::{Derivative, NoVelocity, Particles, Tolerances};
 
 /// The norm's sums of squares written out: `Σᵢ (factor·eᵢ·wᵢ)² + 0·y₁ᵢ` in order, with
 /// `wᵢ = 1/(atol + rtol·max(|y₀ᵢ|, |y₁ᵢ|))`, for the first and the second estimate.
@@ -111,6 +112,42 @@ proptest! {
         let expected = by_terms((rtol, atol), &start, &end, (&first, factor), (&second, factor));
         let sums = norm.square_sums(&a, factor, &b, factor);
         prop_assert_eq!((sums.0.to_bits(), sums.1.to_bits()), (expected.0.to_bits(), expected.1.to_bits()));
+    }
+}
+
+/// Bodies of unit mass whose coordinates are `values`: the positions, then the momenta.
+fn bodies(values: &[f64]) -> Particles<DVec3> {
+    let (positions, momenta) = values.split_at(values.len() / 2);
+    let vectors = |v: &[f64]| v.chunks(3).map(DVec3::from_slice).collect::<Vec<_>>();
+    Particles::new(
+        vec![1.0; positions.len() / 3],
+        vectors(positions),
+        vectors(momenta),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// `Particles` give the norm their coordinates body by body, positions then momenta
+    /// (`State::zip_coordinates`), not by index: the same terms in the same order.
+    #[test]
+    fn particles_round_as_the_terms(
+        (start, end, first, second, rtol, atol, factor) in (1_usize..8).prop_flat_map(|b| case(6 * b))
+    ) {
+        let tolerances = Tolerances::new(rtol, atol);
+        let (y0, y1) = (bodies(&start), bodies(&end));
+        let norm = ErrorNorm::new(&tolerances, &y0, &y1);
+        let rate = |v: &[f64]| {
+            let state = bodies(v);
+            Derivative::new(state.positions().to_vec(), state.momenta().to_vec())
+        };
+        let (a, b) = (rate(&first), rate(&second));
+        let expected = by_terms((rtol, atol), &start, &end, (&first, factor), (&second, factor));
+        let sums = norm.square_sums(&a, factor, &b, factor);
+        prop_assert_eq!((sums.0.to_bits(), sums.1.to_bits()), (expected.0.to_bits(), expected.1.to_bits()));
+        let root = (expected.0 / start.len() as f64).sqrt();
+        prop_assert_eq!(norm.norm(&a, factor).to_bits(), root.to_bits());
     }
 }
 
