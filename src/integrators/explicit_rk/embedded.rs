@@ -434,8 +434,14 @@ impl<const N: usize> EmbeddedPair<N> {
             h,
             Stages::Span(1, before_end),
         );
-        end.clone_from(state);
-        end.advance_by_sum(&self.tableau.b, rates, h, sum);
+        if S::probe_is_advance() {
+            // Formed as a probe, which for these states is the advance bit for bit, in one
+            // pass: a `Vec`'s copy of the state was a call to `memcpy` and a pass of its own.
+            state.probe_by_sum(&self.tableau.b, rates, h, sum, end);
+        } else {
+            end.clone_from(state);
+            end.advance_by_sum(&self.tableau.b, rates, h, sum);
+        }
         if at_end {
             let stage_time = t + h * S::Scalar::from_f64(self.tableau.c[end_stage]);
             end.derivative_into(forces, stage_time, &mut rates[end_stage]);
