@@ -592,7 +592,8 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         };
         self.progress.after_rejection = false;
         // The factor is a number (the controller's bounds are), so one comparison.
-        self.progress.h = math::min_of((h * decision.factor).abs(), self.progress.max_step) * direction;
+        self.progress.h =
+            math::min_of((h * decision.factor).abs(), self.progress.max_step) * direction;
         self.progress.statistics.t = self.progress.t;
         if last {
             self.progress.statistics.stop = Stop::End;
