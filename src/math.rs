@@ -253,6 +253,21 @@ pub(crate) fn powi<S: Scalar>(x: S, n: i32) -> S {
     }
 }
 
+/// `a.max(b)` for a `b` that is not NaN, as one comparison (x86-64's `maxsd`): a NaN `a`
+/// gives `b`, as `f64::max` does, whose test of both arguments for NaN took seven
+/// instructions where one does. Equal arguments give `b` (`f64::max` may give either zero).
+#[inline(always)]
+pub(crate) fn max_of(a: f64, b: f64) -> f64 {
+    if a > b { a } else { b }
+}
+
+/// `a.min(b)` for a `b` that is not NaN, as one comparison (`minsd`): a NaN `a` gives `b`,
+/// as `f64::min` does. Equal arguments give `b`.
+#[inline(always)]
+pub(crate) fn min_of(a: f64, b: f64) -> f64 {
+    if a < b { a } else { b }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -591,7 +591,9 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             None => t + h,
         };
         self.progress.after_rejection = false;
-        self.progress.h = (h * decision.factor).abs().min(self.progress.max_step) * direction;
+        // The factor is a number (the controller's bounds are), so one comparison.
+        self.progress.h =
+            math::min_of((h * decision.factor).abs(), self.progress.max_step) * direction;
         self.progress.statistics.t = self.progress.t;
         if last {
             self.progress.statistics.stop = Stop::End;

@@ -197,16 +197,17 @@ impl Controller {
                 self.safety * math::exp(self.beta * memory.ln_error - exponent * ln_error)
             };
             // `max` and `min`, not `clamp`: its check of the bounds kept it out of line, a
-            // call between the error and the next step.
-            let mut factor = growth.max(self.min_factor).min(self.max_factor);
-            memory.ln_error = ln_error.max(Memory::INITIAL.ln_error);
+            // call between the error and the next step. One comparison each: the bounds
+            // are numbers (`is_valid`), and a NaN growth gives `min_factor` either way.
+            let mut factor = math::min_of(math::max_of(growth, self.min_factor), self.max_factor);
+            memory.ln_error = math::max_of(ln_error, Memory::INITIAL.ln_error);
             if self.predictive {
                 factor = self.predict(factor, error, q, h, memory);
             }
             Decision {
                 accept: true,
                 factor: if after_rejection {
-                    factor.min(1.0)
+                    math::min_of(factor, 1.0)
                 } else {
                     factor
                 },
@@ -219,7 +220,7 @@ impl Controller {
             };
             Decision {
                 accept: false,
-                factor: (self.safety / plain).max(self.min_factor),
+                factor: math::max_of(self.safety / plain, self.min_factor),
             }
         }
     }

@@ -172,3 +172,34 @@ fn a_non_finite_end_gives_nan() {
     // 10⁻⁹ over a scale of 2·10⁻⁶ in every coordinate.
     assert!((finite - 1e-9 / 2e-6).abs() < 1e-15);
 }
+
+/// A start coordinate that is `NaN` beside a finite end (no step makes one, but a norm may
+/// be asked of any two states) is weighed by the end's size alone, as `f64::max` takes the
+/// pair: the norm's one comparison in its place must not let the `NaN` through, in a block
+/// of eight or in the last coordinates, on an array or a `Vec`. Every coordinate's scale is
+/// then `10⁻⁶ + 10⁻⁶·2`, so the norm is `10⁻⁹ / (3·10⁻⁶)`.
+#[test]
+fn a_nan_start_is_weighed_by_the_end() {
+    let tolerances = Tolerances::new(1e-6, 1e-6);
+    let mut start = [1.0; 19];
+    start[3] = f64::NAN;
+    start[18] = f64::NAN;
+    let end = [2.0; 19];
+    let error = [1e-9; 19];
+    let expected = by_terms((1e-6, 1e-6), &start, &end, (&error, 1.0), (&error, 1.0));
+    let on_array = ErrorNorm::new(&tolerances, &start, &end).square_sums(
+        &as_rate::<19>(&error),
+        1.0,
+        &as_rate::<19>(&error),
+        1.0,
+    );
+    let (start, end) = (start.to_vec(), end.to_vec());
+    let rate = Derivative::new(NoVelocity::default(), error.to_vec());
+    let norm = ErrorNorm::new(&tolerances, &start, &end);
+    let on_vec = norm.square_sums(&rate, 1.0, &rate, 1.0);
+    for sums in [on_array, on_vec] {
+        assert_eq!(sums.0.to_bits(), expected.0.to_bits());
+        assert_eq!(sums.1.to_bits(), expected.1.to_bits());
+    }
+    approx::assert_relative_eq!(norm.norm(&rate, 1.0), 1e-9 / 3e-6, max_relative = 1e-14);
+}
