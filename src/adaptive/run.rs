@@ -276,11 +276,18 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
     ///
     /// # Panics
     ///
-    /// Without dense output, or before the first accepted step.
+    /// Without dense output, before the first accepted step, or after a rejected attempt
+    /// ([`try_step`](Run::try_step)): that attempt's stages took the place of the
+    /// accepted step's, so read the dense output before attempting the next step.
     pub fn state_at(&mut self, t: S::Scalar, out: &mut S) {
         assert!(
             self.progress.dense && self.progress.step_length != 0.0,
             "Run::state_at needs with_dense_output() and an accepted step"
+        );
+        assert!(
+            self.progress.step_on,
+            "Run::state_at after a rejected attempt: the last accepted step's dense output \
+             was overwritten by the attempt; read it before the next try_step"
         );
         self.dense_at(self.theta(t), out);
     }
