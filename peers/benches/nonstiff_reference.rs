@@ -45,9 +45,16 @@ const SIDES: [&str; 8] = [
     "dop853", "vern6", "vern7", "vern8", "vern9", "tsit5", "dopri5", "de-vern9",
 ];
 
-/// The outer solar system's own sides: the second-order pairs, and `Dop853` with the
-/// right-hand side written in place (`InPlace`), as dop853.f's `FCN` writes it.
-const SECOND_ORDER: [&str; 3] = ["dprkn12", "dprkn6", "dop853-inplace"];
+/// The outer solar system's own sides: the second-order pairs, and `Dop853`, `Vern7` and
+/// `Vern8` with the right-hand side written in place (`InPlace`), as dop853.f's `FCN`
+/// writes it.
+const SECOND_ORDER: [&str; 5] = [
+    "dprkn12",
+    "dprkn6",
+    "dop853-inplace",
+    "vern7-inplace",
+    "vern8-inplace",
+];
 
 /// The targets on the final error.
 const TARGETS: [f64; 4] = [1e-3, 1e-6, 1e-9, 1e-12];
@@ -99,6 +106,24 @@ fn solve<const N: usize, F: Rhs<N>>(
                 .solve(&mut y, &p.f, 0.0, p.end)
         };
     }
+    // The outer solar system's right-hand side written in place, as dop853.f's `FCN`.
+    macro_rules! in_place {
+        ($pair:expr) => {{
+            let mut y36: [f64; 36] = p.start[..].try_into().expect("36 unknowns");
+            assert!(
+                p.end == outer::OUTER_END,
+                "{side}: the outer solar system only"
+            );
+            let statistics = Adaptive::new($pair).with_tolerances(tolerances).solve(
+                &mut y36,
+                &InPlace(outer::outer_solar_system_into),
+                0.0,
+                p.end,
+            );
+            y.copy_from_slice(&y36);
+            statistics
+        }};
+    }
     let statistics = match side {
         "dprkn12" | "dprkn6" => {
             assert!(
@@ -108,21 +133,9 @@ fn solve<const N: usize, F: Rhs<N>>(
             let (end, counts) = solve_particles(side, tolerance);
             return (end[..].try_into().expect("36 unknowns"), counts);
         }
-        "dop853-inplace" => {
-            let mut y36: [f64; 36] = p.start[..].try_into().expect("36 unknowns");
-            assert!(
-                p.end == outer::OUTER_END,
-                "{side}: the outer solar system only"
-            );
-            let statistics = Adaptive::new(Dop853).with_tolerances(tolerances).solve(
-                &mut y36,
-                &InPlace(outer::outer_solar_system_into),
-                0.0,
-                p.end,
-            );
-            y.copy_from_slice(&y36);
-            statistics
-        }
+        "dop853-inplace" => in_place!(Dop853),
+        "vern7-inplace" => in_place!(Vern7),
+        "vern8-inplace" => in_place!(Vern8),
         "dop853" => timestep!(Dop853),
         "vern6" => timestep!(Vern6),
         "vern7" => timestep!(Vern7),
