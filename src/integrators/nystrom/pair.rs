@@ -5,7 +5,8 @@
 //! into a velocity ([`State::velocity_into`]), not the masses. A Nyström stage needs the
 //! position `x₀ + h (c v₀ + h Σⱼ aⱼ Fⱼ / m)`: the state kicked by `h Σⱼ aⱼ Fⱼ` moves at
 //! `v₀ + h Σⱼ aⱼ Fⱼ / m` (the velocity is linear in the momentum), so the stage is the state
-//! drifted by `h` times that velocity plus `(c − 1) v₀`, whatever the masses.
+//! drifted by `h` times that velocity plus `(c − 1) v₀`, whatever the masses. A state that
+//! knows its masses forms that rate in one pass instead ([`State::nystrom_rate_into`]).
 
 use crate::control::{AdaptiveMethod, Controller, ErrorNorm, Statistics, ToleranceSet};
 use crate::{DerivativeOf, Forces, Scalar, State, StepError, Vector};
@@ -302,22 +303,12 @@ impl<S: State, const N: usize> AdaptiveMethod<S> for Nystrom<N> {
             probe.derivative_into(forces, stage_time, &mut rates[i]);
         }
         statistics.evaluations += (N - 1) as u64;
-        let all = &rates[..];
-        nystrom_rate(
-            state,
-            all,
-            &pair.b,
-            Some(&pair.b_velocity),
-            1.0,
-            h,
-            sum,
-            probe,
-        );
+        let (b_velocity, e_velocity) = (Some(&pair.b_velocity[..]), Some(&pair.error_velocity[..]));
+        nystrom_rate(state, rates, &pair.b, b_velocity, 1.0, h, sum, probe);
         state.probe_into(sum, h, end);
         // The error in both parts, over `h`: the position's `h Σ eᵢ Fᵢ / m` as a velocity,
         // the momentum's `Σ e'ᵢ Fᵢ` as a force.
-        let error_velocity = Some(&pair.error_velocity[..]);
-        nystrom_rate(state, all, &pair.error, error_velocity, 0.0, h, sum, probe);
+        nystrom_rate(state, rates, &pair.error, e_velocity, 0.0, h, sum, probe);
         Ok(ErrorNorm::new(tolerances, state, end).norm(sum, h.to_f64()))
     }
 
