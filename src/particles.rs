@@ -440,21 +440,24 @@ impl<V: SmallVector> Particles<V> {
     }
 }
 
-/// Body `i`'s `Σⱼ wⱼ Fⱼ` over the forces of `rates`, zero weights skipped, term by term
-/// from the left (from zero: `0 + w F` is `w F`).
+/// `out ← Σⱼ wⱼ Fⱼ` over the forces of `rates` (each of `out`'s length), zero weights
+/// skipped, term by term from the left (from zero: `0 + w F` is `w F`): a pass over the
+/// bodies per term, without a bounds check or a test of the weight per body.
 #[inline(always)]
-fn force_sum_at<V: SmallVector>(
+fn sum_forces<V: SmallVector>(
     weights: &[f64],
     rates: &[DerivativeOf<Particles<V>>],
-    i: usize,
-) -> V {
-    weights
-        .iter()
-        .zip(rates)
-        .filter(|(weight, _)| **weight != 0.0)
-        .fold(V::zero(), |sum, (&weight, rate)| {
-            sum.add_scaled(rate.force[i], V::Scalar::from_f64(weight))
-        })
+    out: &mut [V],
+) {
+    out.fill(V::zero());
+    for (&weight, rate) in weights.iter().zip(rates) {
+        if weight != 0.0 {
+            let weight = V::Scalar::from_f64(weight);
+            for (sum, &force) in out.iter_mut().zip(&rate.force) {
+                *sum = sum.add_scaled(force, weight);
+            }
+        }
+    }
 }
 
 impl<V: SmallVector> State for Particles<V> {
@@ -567,8 +570,9 @@ impl<V: SmallVector> State for Particles<V> {
         self.probe(rate, dt, probe, true);
     }
 
-    /// Each body's velocity and force sums in one pass: a stage of DPRKN12 on six bodies
-    /// went over the sum once per term, then three times more to turn it into a velocity.
+    /// The sums of the forces, then each body's velocity from its own: a stage formed
+    /// from a kicked probe went over the bodies three times more, and lost digits to
+    /// `v(p + δ) − v(p)`.
     #[inline]
     fn nystrom_rate_into(
         &self,
@@ -588,10 +592,13 @@ impl<V: SmallVector> State for Particles<V> {
         );
         let (v, inverse) = (&self.velocities[..n], &self.inverse_masses[..n]);
         let (out_v, out_f) = (&mut out.velocity[..n], &mut out.force[..n]);
+        sum_forces(position_weights, rates, out_v);
+        match momentum_weights {
+            Some(weights) => sum_forces(weights, rates, out_f),
+            None => out_f.fill(V::zero()),
+        }
         for i in 0..n {
-            let kick = force_sum_at(position_weights, rates, i);
-            out_v[i] = v[i].scale(c).add_scaled(kick, h * inverse[i]);
-            out_f[i] = momentum_weights.map_or(V::zero(), |w| force_sum_at(w, rates, i));
+            out_v[i] = v[i].scale(c).add_scaled(out_v[i], h * inverse[i]);
         }
         true
     }

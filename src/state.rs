@@ -390,8 +390,8 @@ pub trait State: Clone {
     /// [`velocity_into`](State::velocity_into), in several passes over memory, and for
     /// the error estimate (`c = 0`) with the cancellation of `v(p + δ) − v(p)`. A state
     /// that knows its masses overrides it ([`Particle`](crate::Particle),
-    /// [`Particles`](crate::Particles): DPRKN6 on six bodies in 29 % fewer instructions,
-    /// and DPRKN12's error estimate at 10⁻⁵ exact to 8 more digits).
+    /// [`Particles`](crate::Particles): DPRKN6 on six bodies in 30 % fewer instructions,
+    /// and an error estimate without that cancellation).
     ///
     /// ```
     /// use timestep::{Derivative, Particles, State};
