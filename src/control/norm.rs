@@ -138,11 +138,13 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
         let zipped = self
             .start
             .zip_coordinates(self.end, errors, |start, end, errors| {
-                let size = start.abs().max(end.abs()).to_f64();
+                // One comparison for the `max`, as in `sum_over`.
+                let (start, end) = (start.abs().to_f64(), end.to_f64());
+                let size = if start > end.abs() { start } else { end.abs() };
                 let weight = 1.0 / (absolute + relative * size);
                 for (k, (sum, error)) in sums.iter_mut().zip(errors).enumerate() {
                     let scaled = error.to_f64() * factors[k] * weight;
-                    let end = if k == 0 { 0.0 * end.to_f64() } else { 0.0 };
+                    let end = if k == 0 { 0.0 * end } else { 0.0 };
                     *sum += scaled * scaled + end;
                 }
             });
