@@ -119,12 +119,13 @@ fn compensated_kahan_li8_in_f32_keeps_the_energy_error_of_its_start() {
 /// `E = ½|v|² − 1/|x|` itself at perihelion, where both terms are near 10). What
 /// compensation leaves is the rounding of the increments and of the forces, `ω dt` times
 /// smaller than the state's, whose walk still reaches 5·10⁻¹⁴. The issue's target, within
-/// 3× of the start, is not met. The forces' rounding decides the rest: written as
-/// `−r/(|r|²·√|r|²)` instead, both drift further (plain to 1.9·10⁻¹¹, compensated to
-/// 1.7·10⁻¹³, 16× its start), because an orbit that nearly repeats meets the same
-/// rounding of the force every period, and its work adds up. At `dt = 10⁻³` exactly
-/// (6283.185 steps a period) the compensated error reaches 1.6·10⁻¹³, 14.7× its start
-/// (plain 5.0·10⁻¹², 20.8×). Over a minute in release,
+/// 3× of the start, is not met. How the force is written moves it: as
+/// `−r/(|r|²·√|r|²)` both drift further (plain to 1.9·10⁻¹¹, compensated to 1.7·10⁻¹³,
+/// 16× its start). A force rounded once, from double-double, does not bring it within 3×
+/// either (9.3×; 7.7× at `dt = 10⁻³`): each stage's increment is itself rounded, and
+/// those roundings walk like `√N`. At `dt = 10⁻³` exactly (6283.185 steps a period) the
+/// compensated error reaches 1.6·10⁻¹³, 14.7× its start (plain 5.0·10⁻¹², 20.8×). Over a
+/// minute in release,
 /// far too long for a debug build; run it with
 ///
 /// ```text
