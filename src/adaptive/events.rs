@@ -301,7 +301,9 @@ pub(super) fn locate(mut g: impl FnMut(f64) -> f64, g0: f64, g1: f64, tolerance:
     let (mut b, mut gb) = (1.0_f64, g1);
     let mut side = 0;
     for _ in 0..200 {
-        if b - a <= tolerance || gb == 0.0 {
+        // Not done at a zero: `g` may be zero on an interval, whose start is the crossing
+        // (from a zero at `b` the secant stays there, so the search bisects `[a, b]`).
+        if b - a <= tolerance {
             break;
         }
         let mut c = b - gb * (b - a) / (gb - ga);
