@@ -575,7 +575,8 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     ///
     /// # Errors
     ///
-    /// As [`solve`](Adaptive::solve).
+    /// As [`solve`](Adaptive::solve), and [`AdaptiveError::EventNotANumber`] for an event
+    /// function that is `NaN` where it is read.
     pub fn solve_with_events<F, E, H>(
         &mut self,
         state: &mut S,

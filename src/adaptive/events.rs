@@ -36,7 +36,11 @@ pub enum Direction {
 /// [`Adaptive::with_max_step`](super::Adaptive::with_max_step).) Watching events costs
 /// eight dense-output evaluations per step, and eight of each event function.
 /// Events that cross at the same instant are all reported, in index order, their actions
-/// applied in that order. The state at an event is the dense output's, which for a
+/// applied in that order. A value of `g` that is `NaN` where it is read (at the run's
+/// start, a step's ends or its interior points, after an event) has no sign, so a
+/// crossing through it could not be seen: the run stops with
+/// [`AdaptiveError::EventNotANumber`](crate::AdaptiveError::EventNotANumber), the state at
+/// the end of the step where it was read. (Infinite values are signs like any other.) The state at an event is the dense output's, which for a
 /// differential-algebraic system does not satisfy the algebraic equations: before the
 /// action the method completes it where it can ([`AdaptiveMethod::settle`]: Radau5 at
 /// index 1), and the BDF and the Rosenbrock methods go on from it without checking it as
@@ -388,9 +392,7 @@ where
         output.sample(t, run.state());
     }
     let mut g_start = [0.0; MAX_EVENTS];
-    for (i, g) in g_start.iter_mut().enumerate().take(watched) {
-        *g = events.value(i, run.state(), t0);
-    }
+    read_events(events, watched, run.state(), t0, &mut g_start)?;
     // The events that acted where this step starts.
     let mut handled = [false; MAX_EVENTS];
     while run.step()? {
@@ -410,14 +412,9 @@ where
             for (k, sample) in samples.iter_mut().enumerate().take(INTERIOR + 1).skip(1) {
                 let fraction = k as f64 / (INTERIOR + 1) as f64;
                 let at = S::Scalar::from_f64(start + fraction * h);
-                let state = run.dense_probe(fraction);
-                for (i, g) in sample.iter_mut().enumerate().take(watched) {
-                    *g = events.value(i, state, at);
-                }
+                read_events(events, watched, run.dense_probe(fraction), at, sample)?;
             }
-            for (i, g) in g_end.iter_mut().enumerate().take(watched) {
-                *g = events.value(i, run.state(), t_end);
-            }
+            read_events(events, watched, run.state(), t_end, &mut g_end)?;
             samples[INTERIOR + 1] = g_end;
         }
         // Events that only report, under a method that keeps its history through them
@@ -520,10 +517,33 @@ where
         }
         // Going on from the event: its state may have changed, so the events' values are
         // taken anew.
-        for (i, g) in g_start.iter_mut().enumerate().take(watched) {
-            *g = events.value(i, run.state(), t);
-        }
+        read_events(events, watched, run.state(), t, &mut g_start)?;
         handled = fired;
+    }
+    Ok(())
+}
+
+/// The values of the first `watched` of `events` at `state` and `t`, into `values`.
+///
+/// # Errors
+///
+/// [`AdaptiveError::EventNotANumber`] for a value that is `NaN`: it has no sign, so a
+/// crossing through it could not be seen.
+fn read_events<S: State, E: Events<S>>(
+    events: &E,
+    watched: usize,
+    state: &S,
+    t: S::Scalar,
+    values: &mut [f64; MAX_EVENTS],
+) -> Result<(), AdaptiveError> {
+    for (index, g) in values.iter_mut().enumerate().take(watched) {
+        *g = events.value(index, state, t);
+        if g.is_nan() {
+            return Err(AdaptiveError::EventNotANumber {
+                index,
+                t: t.to_f64(),
+            });
+        }
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! exactly.
 
 use timestep::adaptive::Event;
-use timestep::{Adaptive, Dopri5};
+use timestep::{Adaptive, AdaptiveError, Dopri5};
 
 /// `y′ = 1`: `y = t` from `y(0) = 0`.
 fn clock(_y: &f64, _t: f64) -> f64 {
@@ -36,4 +36,24 @@ fn an_event_function_zero_on_an_interval_fires_where_it_reaches_zero() {
         .unwrap();
     assert_eq!(fired.len(), 1, "{fired:?}");
     assert!((fired[0].1 - 0.75).abs() < 1e-12, "{fired:?}");
+}
+
+/// `g = √(0.5 − y) − 0.1` crosses zero at `t = 0.49` and is `NaN` from `t = 0.5` on. A
+/// value without a sign hides every crossing next to it: the terminal event was never
+/// seen and the run went on to its end, `Stop::End` at t = 2. It is an error, which says
+/// which event and where.
+#[test]
+fn an_event_function_that_is_nan_is_an_error_not_a_missed_crossing() {
+    let mut event = Event::new(|y: &f64, _t: f64| (0.5 - y).sqrt() - 0.1).terminal();
+    let mut y = 0.0;
+    let result =
+        Adaptive::new(Dopri5).solve_with_events(&mut y, &clock, 0.0, 2.0, &mut event, |_, _, _| {});
+    match result {
+        Err(AdaptiveError::EventNotANumber { index: 0, t }) => {
+            assert!(t > 0.5 && t <= 2.0, "{t}");
+            // `y = t`: the state is at the end of the step where it was read.
+            assert!(y >= t && y <= 2.0, "{y}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
