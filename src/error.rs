@@ -670,6 +670,13 @@ pub enum AdaptiveError {
         /// Where its function was read.
         t: f64,
     },
+    /// More events were given to watch than a run watches (four): the run did not
+    /// start. Watch fewer in one run, or combine several into one function (their
+    /// product changes sign where any of them does).
+    TooManyEvents {
+        /// How many were given.
+        count: usize,
+    },
 }
 
 impl fmt::Display for AdaptiveError {
@@ -723,6 +730,10 @@ impl fmt::Display for AdaptiveError {
             AdaptiveError::EventNotANumber { index, t } => write!(
                 f,
                 "event {index}'s function is NaN at t = {t:e}: a crossing through a value without a sign cannot be seen"
+            ),
+            AdaptiveError::TooManyEvents { count } => write!(
+                f,
+                "{count} events given: a run watches at most 4"
             ),
         }
     }

@@ -575,8 +575,9 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     ///
     /// # Errors
     ///
-    /// As [`solve`](Adaptive::solve), and [`AdaptiveError::EventNotANumber`] for an event
-    /// function that is `NaN` where it is read.
+    /// As [`solve`](Adaptive::solve); [`AdaptiveError::EventNotANumber`] for an event
+    /// function that is `NaN` where it is read; [`AdaptiveError::TooManyEvents`] for more
+    /// than four events (the state untouched).
     pub fn solve_with_events<F, E, H>(
         &mut self,
         state: &mut S,

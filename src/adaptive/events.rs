@@ -160,8 +160,10 @@ impl<G, A> Event<G, A> {
     }
 }
 
-/// A set of events an adaptive run watches: one [`Event`], or a tuple of up to four.
-/// Events are numbered from 0 in the tuple's order.
+/// A set of events an adaptive run watches: one [`Event`], or a tuple of them (or of
+/// tuples of them), up to [four in all](crate::AdaptiveError::TooManyEvents). Events are
+/// numbered from 0 in the tuple's order, through a nested tuple's own events in turn:
+/// `((a, b), c)` numbers `a`, `b`, `c` as 0, 1, 2.
 pub trait Events<S: State> {
     /// How many events.
     #[must_use]
@@ -232,39 +234,53 @@ impl<S: State> Events<S> for () {
     }
 }
 
+/// Which member of a tuple of event sets, whose counts are `counts`, holds the tuple's
+/// event `index`, and its index there: events are numbered through the members in order,
+/// so that a tuple nested in a tuple watches all of its events.
+fn member(counts: &[usize], index: usize) -> Option<(usize, usize)> {
+    let mut first = 0;
+    for (k, &count) in counts.iter().enumerate() {
+        if index < first + count {
+            return Some((k, index - first));
+        }
+        first += count;
+    }
+    None
+}
+
 macro_rules! impl_tuple {
     ($($name:ident $index:tt),+) => {
         impl<S: State, $($name: Events<S>),+> Events<S> for ($($name,)+) {
             fn count(&self) -> usize {
-                [$(self.$index.count()),+].len()
+                [$(self.$index.count()),+].iter().sum()
             }
             fn value(&self, index: usize, state: &S, t: S::Scalar) -> f64 {
-                match index {
-                    $($index => self.$index.value(0, state, t),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.value(inner, state, t),)+
                     _ => f64::NAN,
                 }
             }
             fn direction(&self, index: usize) -> Direction {
-                match index {
-                    $($index => self.$index.direction(0),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.direction(inner),)+
                     _ => Direction::Either,
                 }
             }
             fn terminal(&self, index: usize) -> bool {
-                match index {
-                    $($index => self.$index.terminal(0),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.terminal(inner),)+
                     _ => false,
                 }
             }
             fn act(&mut self, index: usize, state: &mut S, t: S::Scalar) {
-                match index {
-                    $($index => self.$index.act(0, state, t),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.act(inner, state, t),)+
                     _ => {}
                 }
             }
             fn acts(&self, index: usize) -> bool {
-                match index {
-                    $($index => self.$index.acts(0),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.acts(inner),)+
                     _ => false,
                 }
             }
@@ -384,7 +400,10 @@ where
     E: Events<S>,
     O: Output<S, M, F>,
 {
-    let watched = events.count().min(MAX_EVENTS);
+    let watched = events.count();
+    if watched > MAX_EVENTS {
+        return Err(AdaptiveError::TooManyEvents { count: watched });
+    }
     let t0 = run.time();
     let direction = run.direction();
     let mut next = times.partition_point(|&t| t == t0);

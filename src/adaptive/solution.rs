@@ -230,7 +230,7 @@ where
     /// [`AdaptiveError::InvalidSampleTimes`] for sample times that are not finite, not
     /// ordered from `t0` in the run's direction, or beyond `t1`;
     /// [`AdaptiveError::EventNotANumber`] for an event function that is `NaN` where it is
-    /// read; otherwise as [`Adaptive::solve`].
+    /// read; [`AdaptiveError::TooManyEvents`] for more than four events; otherwise as [`Adaptive::solve`].
     pub fn solve(self) -> Result<Solution<S, M>, AdaptiveError> {
         let Integration {
             solver,

@@ -57,3 +57,47 @@ fn an_event_function_that_is_nan_is_an_error_not_a_missed_crossing() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A crossing of `y = t` through `c`.
+fn at(c: f64) -> Event<impl Fn(&f64, f64) -> f64 + Copy> {
+    Event::new(move |y: &f64, _t: f64| y - c)
+}
+
+/// A tuple nested in a tuple is an event set too: its events are numbered in turn, and
+/// all are watched. `((a, b), c)` crossing at 0.25, 0.5 and 0.75 fires three times; it
+/// fired twice, the nested tuple counted as one event (its first), `b` never seen and `c`
+/// reported as event 1.
+#[test]
+fn events_in_a_nested_tuple_are_all_watched_and_numbered_in_turn() {
+    let mut events = ((at(0.25), at(0.5)), at(0.75));
+    let mut fired = Vec::new();
+    let mut y = 0.0;
+    Adaptive::new(Dopri5)
+        .solve_with_events(&mut y, &clock, 0.0, 1.0, &mut events, |i, t, _| {
+            fired.push((i, t))
+        })
+        .unwrap();
+    let indices: Vec<usize> = fired.iter().map(|&(i, _)| i).collect();
+    assert_eq!(indices, [0, 1, 2], "{fired:?}");
+    for (&(_, t), expected) in fired.iter().zip([0.25, 0.5, 0.75]) {
+        assert!((t - expected).abs() < 1e-12, "{fired:?}");
+    }
+}
+
+/// A run watches at most four events: a fifth was dropped without a word. More are
+/// refused before the run starts, the state untouched.
+#[test]
+fn more_than_four_events_are_refused() {
+    let mut events = ((at(0.1), at(0.2), at(0.3)), (at(0.4), at(0.5)));
+    let mut y = 0.0;
+    let result = Adaptive::new(Dopri5).solve_with_events(
+        &mut y,
+        &clock,
+        0.0,
+        1.0,
+        &mut events,
+        |_, _, _| {},
+    );
+    assert_eq!(result, Err(AdaptiveError::TooManyEvents { count: 5 }));
+    assert_eq!(y, 0.0);
+}
