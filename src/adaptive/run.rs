@@ -501,7 +501,13 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 steps: self.max_steps,
             });
         }
-        if 0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0 {
+        // The second test for a step within a few ulps of `t`, whose 1 % the first rounds
+        // away.
+        let last = (t + 1.01 * h - end) * direction > 0.0 || (h - (end - t)) * direction >= 0.0;
+        // A step that lands on the end is taken however short: a span of a few ulps of `t`
+        // is one step, not a step too small (once rejected, the next attempt is shorter
+        // than the span, and checked).
+        if !last && (0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0) {
             return Err(match self.progress.failure {
                 // Shrunk to nothing by failed attempts: their cause is the run's.
                 Some(cause) => AdaptiveError::StepFailed { t, h, cause },
@@ -509,7 +515,6 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 None => AdaptiveError::StepTooSmall { t, h },
             });
         }
-        let last = (t + 1.01 * h - end) * direction > 0.0;
         if last {
             h = end - t;
         }
