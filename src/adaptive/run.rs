@@ -103,6 +103,17 @@ pub(super) struct Progress {
 }
 
 impl Progress {
+    /// The saved run's memory under a resuming solver's largest step and stiffness test:
+    /// from here on, a step is at most `|max_step|` (the whole span left for `None`, which
+    /// bounds every step from here as the whole span did) and the next one too.
+    pub(super) fn resumed(mut self, max_step: Option<f64>, stiffness_every: u64) -> Self {
+        let left = (self.end - self.t).abs();
+        self.max_step = max_step.map_or(left, |h| h.abs().min(left));
+        self.h = self.h.abs().min(self.max_step) * self.direction;
+        self.stiffness.set_every(stiffness_every);
+        self
+    }
+
     /// Whether the times and steps are those of a run (checked on a loaded snapshot): all
     /// finite, the direction ±1, the next step not against it, the largest not negative.
     #[cfg(feature = "serde")]
