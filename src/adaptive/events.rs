@@ -35,8 +35,11 @@ pub enum Direction {
 /// step, are not: keep the steps shorter than nine times the events' spacing with
 /// [`Adaptive::with_max_step`](super::Adaptive::with_max_step).) Watching events costs
 /// eight dense-output evaluations per step, and eight of each event function.
-/// Events that cross at the same instant are all reported, in index order, their actions
-/// applied in that order. A value of `g` that is `NaN` where it is read (at the run's
+/// A crossing and its [`Direction`] are in the run's order of time: integrating backwards,
+/// a function that grows as `t` decreases rises. A function that is zero at the run's
+/// start does not fire there (a crossing starts from a sign); one that reaches zero and
+/// stays there fires once, where it first reaches it. Events that cross at the same
+/// instant are all reported, in index order, their actions applied in that order. A value of `g` that is `NaN` where it is read (at the run's
 /// start, a step's ends or its interior points, after an event) has no sign, so a
 /// crossing through it could not be seen: the run stops with
 /// [`AdaptiveError::EventNotANumber`](crate::AdaptiveError::EventNotANumber), the state at

@@ -3,7 +3,7 @@
 //! closed forms of `t` along `y′ = 1` from `y = 0` (so `y = t`), whose zeros are known
 //! exactly.
 
-use timestep::adaptive::Event;
+use timestep::adaptive::{Direction, Event};
 use timestep::{Adaptive, AdaptiveError, Dopri5};
 
 /// `y′ = 1`: `y = t` from `y(0) = 0`.
@@ -100,4 +100,26 @@ fn more_than_four_events_are_refused() {
     );
     assert_eq!(result, Err(AdaptiveError::TooManyEvents { count: 5 }));
     assert_eq!(y, 0.0);
+}
+
+/// Run backwards from `t = 0` to `−1` (`y = t`): `g = −y − ½` grows as the run goes, so it
+/// rises through zero at `t = −½`, in the run's order of time; `g = y`, zero at the start,
+/// does not fire there.
+#[test]
+fn directions_are_in_the_run_s_order_of_time_and_a_zero_at_the_start_does_not_fire() {
+    let mut events = (
+        Event::new(|y: &f64, _t: f64| *y),
+        Event::new(|y: &f64, _t: f64| -y - 0.5).direction(Direction::Rising),
+        Event::new(|y: &f64, _t: f64| -y - 0.5).direction(Direction::Falling),
+    );
+    let mut fired = Vec::new();
+    let mut y = 0.0;
+    Adaptive::new(Dopri5)
+        .solve_with_events(&mut y, &clock, 0.0, -1.0, &mut events, |i, t, _| {
+            fired.push((i, t))
+        })
+        .unwrap();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0].0, 1);
+    assert!((fired[0].1 + 0.5).abs() < 1e-12, "{fired:?}");
 }

@@ -325,3 +325,33 @@ fn a_terminal_event_stops_the_run_and_says_which() {
     assert_relative_eq!(solution.statistics.t, ZEROS[0], max_relative = 1e-12);
     assert_eq!(*solution.times.last().unwrap(), solution.statistics.t);
 }
+
+/// With sample times, the last state kept is the last sample's, not the end of the span
+/// (`y′ = −y`: `e^(−½)` at ½, the run still going on to 1); a run that takes no step
+/// keeps its start and has no dense output.
+#[test]
+fn the_last_state_kept_is_the_last_sample_and_a_run_of_no_step_has_no_dense_output() {
+    let times = [0.25, 0.5];
+    let solution = Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .integrate(&decay, 1.0, 0.0, 1.0)
+        .at(&times)
+        .solve()
+        .unwrap();
+    assert_relative_eq!(
+        *solution.last().unwrap(),
+        (-0.5_f64).exp(),
+        max_relative = 1e-9
+    );
+    assert_eq!(
+        (solution.statistics.t, solution.statistics.stop),
+        (1.0, Stop::End)
+    );
+
+    let solution = solve(Dopri5, &decay, 2.0, 1.0, 1.0).unwrap();
+    assert_eq!(
+        (solution.times.as_slice(), solution.states.as_slice()),
+        (&[1.0][..], &[2.0][..])
+    );
+    assert_eq!(solution.at(1.0), None);
+}
