@@ -250,9 +250,25 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.state
     }
 
-    /// The state where the last accepted step began.
+    /// The state where the last accepted step began, at
+    /// [`previous_time`](Run::previous_time); before the first, the state itself (at the
+    /// start, as `previous_time` is).
+    ///
+    /// # Panics
+    ///
+    /// After an attempt that was not accepted ([`try_step`](Run::try_step) rejected it,
+    /// or it failed with an error): the attempt's candidate took the place of the step's
+    /// start, so read it before attempting the next step.
     #[must_use]
     pub fn previous_state(&self) -> &S {
+        if self.progress.step_length == 0.0 {
+            return self.state;
+        }
+        assert!(
+            self.progress.step_on,
+            "Run::previous_state after an attempt that was not accepted: the last accepted \
+             step's start was overwritten by the attempt; read it before the next try_step"
+        );
         &self.workspace.other
     }
 
