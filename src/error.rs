@@ -658,6 +658,25 @@ pub enum AdaptiveError {
     /// was asked of a method that does not give its steps' increments: only the explicit
     /// and the Nyström pairs do. Use one of them, or the plain run.
     CompensationUnsupported,
+    /// A watched [`Event`](crate::adaptive::Event)'s function returned `NaN` (at the
+    /// run's start, at a step's end or at one of the points inside it where events are
+    /// read, or after an event): a value without a sign, through which a crossing could
+    /// not be seen. The state is left at the end of the step where it was read (at the
+    /// start for `t` the run's start). Make the function finite wherever the run may go
+    /// (or give it a sign where it is undefined).
+    EventNotANumber {
+        /// The event's index among those watched.
+        index: usize,
+        /// Where its function was read.
+        t: f64,
+    },
+    /// More events were given to watch than a run watches (four): the run did not
+    /// start. Watch fewer in one run, or combine several into one function (their
+    /// product changes sign where any of them does).
+    TooManyEvents {
+        /// How many were given.
+        count: usize,
+    },
 }
 
 impl fmt::Display for AdaptiveError {
@@ -707,6 +726,14 @@ impl fmt::Display for AdaptiveError {
             ),
             AdaptiveError::CompensationUnsupported => f.write_str(
                 "compensated summation needs a method that gives its steps' increments (an explicit or Nyström pair such as dopri5, dop853 or dprkn12)",
+            ),
+            AdaptiveError::EventNotANumber { index, t } => write!(
+                f,
+                "event {index}'s function is NaN at t = {t:e}: a crossing through a value without a sign cannot be seen"
+            ),
+            AdaptiveError::TooManyEvents { count } => write!(
+                f,
+                "{count} events given: a run watches at most 4"
             ),
         }
     }

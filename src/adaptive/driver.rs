@@ -356,7 +356,10 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     /// factorisation), and the run goes on from the saved time with the saved controller
     /// memory and counters. With the solver's settings those of the saved run, it goes
     /// on bit for bit as the run that was never interrupted (a rollback's resimulation,
-    /// a checkpoint's restart); other settings are checked and used from here on.
+    /// a checkpoint's restart); other settings are checked and used from here on (the
+    /// tolerances, the controller, the largest step, which shortens the saved next step
+    /// too, the stiffness test's period, the most steps), all but the initial step, which
+    /// was the saved run's.
     ///
     /// ```
     /// use timestep::{Adaptive, Dopri5, Tolerances};
@@ -416,12 +419,11 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
         if workspace.compensation.is_some() != self.compensated {
             workspace.compensate(self.compensated, state);
         }
-        Ok(Run::with_progress(
-            self,
-            state,
-            forces,
-            snapshot.progress.clone(),
-        ))
+        let progress = snapshot
+            .progress
+            .clone()
+            .resumed(self.max_step, self.stiffness_test);
+        Ok(Run::with_progress(self, state, forces, progress))
     }
 
     /// Checks the controller and the initial and largest steps.
@@ -575,7 +577,9 @@ impl<S: State, M: AdaptiveMethod<S>> Adaptive<S, M> {
     ///
     /// # Errors
     ///
-    /// As [`solve`](Adaptive::solve).
+    /// As [`solve`](Adaptive::solve); [`AdaptiveError::EventNotANumber`] for an event
+    /// function that is `NaN` where it is read; [`AdaptiveError::TooManyEvents`] for more
+    /// than four events (the state untouched).
     pub fn solve_with_events<F, E, H>(
         &mut self,
         state: &mut S,

@@ -35,8 +35,15 @@ pub enum Direction {
 /// step, are not: keep the steps shorter than nine times the events' spacing with
 /// [`Adaptive::with_max_step`](super::Adaptive::with_max_step).) Watching events costs
 /// eight dense-output evaluations per step, and eight of each event function.
-/// Events that cross at the same instant are all reported, in index order, their actions
-/// applied in that order. The state at an event is the dense output's, which for a
+/// A crossing and its [`Direction`] are in the run's order of time: integrating backwards,
+/// a function that grows as `t` decreases rises. A function that is zero at the run's
+/// start does not fire there (a crossing starts from a sign); one that reaches zero and
+/// stays there fires once, where it first reaches it. Events that cross at the same
+/// instant are all reported, in index order, their actions applied in that order. A value of `g` that is `NaN` where it is read (at the run's
+/// start, a step's ends or its interior points, after an event) has no sign, so a
+/// crossing through it could not be seen: the run stops with
+/// [`AdaptiveError::EventNotANumber`](crate::AdaptiveError::EventNotANumber), the state at
+/// the end of the step where it was read. (Infinite values are signs like any other.) The state at an event is the dense output's, which for a
 /// differential-algebraic system does not satisfy the algebraic equations: before the
 /// action the method completes it where it can ([`AdaptiveMethod::settle`]: Radau5 at
 /// index 1), and the BDF and the Rosenbrock methods go on from it without checking it as
@@ -156,8 +163,10 @@ impl<G, A> Event<G, A> {
     }
 }
 
-/// A set of events an adaptive run watches: one [`Event`], or a tuple of up to four.
-/// Events are numbered from 0 in the tuple's order.
+/// A set of events an adaptive run watches: one [`Event`], or a tuple of them (or of
+/// tuples of them), up to [four in all](crate::AdaptiveError::TooManyEvents). Events are
+/// numbered from 0 in the tuple's order, through a nested tuple's own events in turn:
+/// `((a, b), c)` numbers `a`, `b`, `c` as 0, 1, 2.
 pub trait Events<S: State> {
     /// How many events.
     #[must_use]
@@ -228,39 +237,53 @@ impl<S: State> Events<S> for () {
     }
 }
 
+/// Which member of a tuple of event sets, whose counts are `counts`, holds the tuple's
+/// event `index`, and its index there: events are numbered through the members in order,
+/// so that a tuple nested in a tuple watches all of its events.
+fn member(counts: &[usize], index: usize) -> Option<(usize, usize)> {
+    let mut first = 0;
+    for (k, &count) in counts.iter().enumerate() {
+        if index < first + count {
+            return Some((k, index - first));
+        }
+        first += count;
+    }
+    None
+}
+
 macro_rules! impl_tuple {
     ($($name:ident $index:tt),+) => {
         impl<S: State, $($name: Events<S>),+> Events<S> for ($($name,)+) {
             fn count(&self) -> usize {
-                [$(self.$index.count()),+].len()
+                [$(self.$index.count()),+].iter().sum()
             }
             fn value(&self, index: usize, state: &S, t: S::Scalar) -> f64 {
-                match index {
-                    $($index => self.$index.value(0, state, t),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.value(inner, state, t),)+
                     _ => f64::NAN,
                 }
             }
             fn direction(&self, index: usize) -> Direction {
-                match index {
-                    $($index => self.$index.direction(0),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.direction(inner),)+
                     _ => Direction::Either,
                 }
             }
             fn terminal(&self, index: usize) -> bool {
-                match index {
-                    $($index => self.$index.terminal(0),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.terminal(inner),)+
                     _ => false,
                 }
             }
             fn act(&mut self, index: usize, state: &mut S, t: S::Scalar) {
-                match index {
-                    $($index => self.$index.act(0, state, t),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.act(inner, state, t),)+
                     _ => {}
                 }
             }
             fn acts(&self, index: usize) -> bool {
-                match index {
-                    $($index => self.$index.acts(0),)+
+                match member(&[$(self.$index.count()),+], index) {
+                    $(Some(($index, inner)) => self.$index.acts(inner),)+
                     _ => false,
                 }
             }
@@ -301,7 +324,9 @@ pub(super) fn locate(mut g: impl FnMut(f64) -> f64, g0: f64, g1: f64, tolerance:
     let (mut b, mut gb) = (1.0_f64, g1);
     let mut side = 0;
     for _ in 0..200 {
-        if b - a <= tolerance || gb == 0.0 {
+        // Not done at a zero: `g` may be zero on an interval, whose start is the crossing
+        // (from a zero at `b` the secant stays there, so the search bisects `[a, b]`).
+        if b - a <= tolerance {
             break;
         }
         let mut c = b - gb * (b - a) / (gb - ga);
@@ -378,7 +403,10 @@ where
     E: Events<S>,
     O: Output<S, M, F>,
 {
-    let watched = events.count().min(MAX_EVENTS);
+    let watched = events.count();
+    if watched > MAX_EVENTS {
+        return Err(AdaptiveError::TooManyEvents { count: watched });
+    }
     let t0 = run.time();
     let direction = run.direction();
     let mut next = times.partition_point(|&t| t == t0);
@@ -386,9 +414,7 @@ where
         output.sample(t, run.state());
     }
     let mut g_start = [0.0; MAX_EVENTS];
-    for (i, g) in g_start.iter_mut().enumerate().take(watched) {
-        *g = events.value(i, run.state(), t0);
-    }
+    read_events(events, watched, run.state(), t0, &mut g_start)?;
     // The events that acted where this step starts.
     let mut handled = [false; MAX_EVENTS];
     while run.step()? {
@@ -408,14 +434,9 @@ where
             for (k, sample) in samples.iter_mut().enumerate().take(INTERIOR + 1).skip(1) {
                 let fraction = k as f64 / (INTERIOR + 1) as f64;
                 let at = S::Scalar::from_f64(start + fraction * h);
-                let state = run.dense_probe(fraction);
-                for (i, g) in sample.iter_mut().enumerate().take(watched) {
-                    *g = events.value(i, state, at);
-                }
+                read_events(events, watched, run.dense_probe(fraction), at, sample)?;
             }
-            for (i, g) in g_end.iter_mut().enumerate().take(watched) {
-                *g = events.value(i, run.state(), t_end);
-            }
+            read_events(events, watched, run.state(), t_end, &mut g_end)?;
             samples[INTERIOR + 1] = g_end;
         }
         // Events that only report, under a method that keeps its history through them
@@ -518,10 +539,33 @@ where
         }
         // Going on from the event: its state may have changed, so the events' values are
         // taken anew.
-        for (i, g) in g_start.iter_mut().enumerate().take(watched) {
-            *g = events.value(i, run.state(), t);
-        }
+        read_events(events, watched, run.state(), t, &mut g_start)?;
         handled = fired;
+    }
+    Ok(())
+}
+
+/// The values of the first `watched` of `events` at `state` and `t`, into `values`.
+///
+/// # Errors
+///
+/// [`AdaptiveError::EventNotANumber`] for a value that is `NaN`: it has no sign, so a
+/// crossing through it could not be seen.
+fn read_events<S: State, E: Events<S>>(
+    events: &E,
+    watched: usize,
+    state: &S,
+    t: S::Scalar,
+    values: &mut [f64; MAX_EVENTS],
+) -> Result<(), AdaptiveError> {
+    for (index, g) in values.iter_mut().enumerate().take(watched) {
+        *g = events.value(index, state, t);
+        if g.is_nan() {
+            return Err(AdaptiveError::EventNotANumber {
+                index,
+                t: t.to_f64(),
+            });
+        }
     }
     Ok(())
 }

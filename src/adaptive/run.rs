@@ -103,6 +103,17 @@ pub(super) struct Progress {
 }
 
 impl Progress {
+    /// The saved run's memory under a resuming solver's largest step and stiffness test:
+    /// from here on, a step is at most `|max_step|` (the whole span left for `None`, which
+    /// bounds every step from here as the whole span did) and the next one too.
+    pub(super) fn resumed(mut self, max_step: Option<f64>, stiffness_every: u64) -> Self {
+        let left = (self.end - self.t).abs();
+        self.max_step = max_step.map_or(left, |h| h.abs().min(left));
+        self.h = self.h.abs().min(self.max_step) * self.direction;
+        self.stiffness.set_every(stiffness_every);
+        self
+    }
+
     /// Whether the times and steps are those of a run (checked on a loaded snapshot): all
     /// finite, the direction ±1, the next step not against it, the largest not negative.
     #[cfg(feature = "serde")]
@@ -239,9 +250,25 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         self.state
     }
 
-    /// The state where the last accepted step began.
+    /// The state where the last accepted step began, at
+    /// [`previous_time`](Run::previous_time); before the first, the state itself (at the
+    /// start, as `previous_time` is).
+    ///
+    /// # Panics
+    ///
+    /// After an attempt that was not accepted ([`try_step`](Run::try_step) rejected it,
+    /// or it failed with an error): the attempt's candidate took the place of the step's
+    /// start, so read it before attempting the next step.
     #[must_use]
     pub fn previous_state(&self) -> &S {
+        if self.progress.step_length == 0.0 {
+            return self.state;
+        }
+        assert!(
+            self.progress.step_on,
+            "Run::previous_state after an attempt that was not accepted: the last accepted \
+             step's start was overwritten by the attempt; read it before the next try_step"
+        );
         &self.workspace.other
     }
 
@@ -501,7 +528,13 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 steps: self.max_steps,
             });
         }
-        if 0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0 {
+        // The second test for a step within a few ulps of `t`, whose 1 % the first rounds
+        // away.
+        let last = (t + 1.01 * h - end) * direction > 0.0 || (h - (end - t)) * direction >= 0.0;
+        // A step that lands on the end is taken however short: a span of a few ulps of `t`
+        // is one step, not a step too small (once rejected, the next attempt is shorter
+        // than the span, and checked).
+        if !last && (0.1 * h.abs() <= t.abs() * S::Scalar::epsilon().to_f64() || h == 0.0) {
             return Err(match self.progress.failure {
                 // Shrunk to nothing by failed attempts: their cause is the run's.
                 Some(cause) => AdaptiveError::StepFailed { t, h, cause },
@@ -509,7 +542,6 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
                 None => AdaptiveError::StepTooSmall { t, h },
             });
         }
-        let last = (t + 1.01 * h - end) * direction > 0.0;
         if last {
             h = end - t;
         }

@@ -85,8 +85,9 @@ impl<S: State, M: AdaptiveMethod<S>> Solution<S, M> {
     /// The state at time `t`, from the dense output of the step that covers it (to the
     /// method's [dense order](crate::EmbeddedPair::dense_order)); at a step's end, that
     /// step's end, so after an event its state before the action. `None` outside the
-    /// span the run covered, for a `t` that is not finite, and when the dense output was
-    /// not kept ([`Integration::keep_dense`]).
+    /// span the run covered, for a `t` that is not finite, when the dense output was not
+    /// kept ([`Integration::keep_dense`]), and for a run that took no step (`t0 = t1`:
+    /// its state is [`states`](Solution::states)`[0]`, or a sample at `t0`).
     #[must_use]
     pub fn at(&self, t: S::Scalar) -> Option<S> {
         let dense = self.dense.as_ref()?;
@@ -112,7 +113,12 @@ impl<S: State, M: AdaptiveMethod<S>> Solution<S, M> {
         Some(out)
     }
 
-    /// The last state: at the end of the span, or where the run stopped.
+    /// The last state kept: without sample times, where the run ended (the end of the
+    /// span, or a terminal event); with them ([`Integration::at`]), the state at the last
+    /// sample time the run reached, which is not the end of the span unless the times end
+    /// there (the run still goes to `t1`: [`statistics`](Solution::statistics)`.t` says
+    /// where it ended). `None` when no state was kept (sample times none of which the run
+    /// reached, or none given: `at(&[])`).
     #[must_use]
     pub fn last(&self) -> Option<&S> {
         self.states.last()
@@ -228,8 +234,9 @@ where
     /// # Errors
     ///
     /// [`AdaptiveError::InvalidSampleTimes`] for sample times that are not finite, not
-    /// ordered from `t0` in the run's direction, or beyond `t1`; otherwise as
-    /// [`Adaptive::solve`].
+    /// ordered from `t0` in the run's direction, or beyond `t1`;
+    /// [`AdaptiveError::EventNotANumber`] for an event function that is `NaN` where it is
+    /// read; [`AdaptiveError::TooManyEvents`] for more than four events; otherwise as [`Adaptive::solve`].
     pub fn solve(self) -> Result<Solution<S, M>, AdaptiveError> {
         let Integration {
             solver,

@@ -40,6 +40,15 @@ impl StiffnessTest {
         }
     }
 
+    /// Tests every `every` accepted steps from now on; the counts so far kept, and the
+    /// countdown too unless the period changed.
+    pub(super) fn set_every(&mut self, every: u64) {
+        if every != self.every {
+            self.every = every;
+            self.countdown = every;
+        }
+    }
+
     /// After an accepted step that ended at `t`: tests with `estimate` when it is due
     /// (every `every`-th step, and every step once one was stiff). A countdown, not the
     /// step count's remainder: a division per step shows on cheap problems.

@@ -604,3 +604,27 @@ fn sampling_at_requested_times_never_shortens_steps() {
     }
     assert_eq!(y, [1.0, 0.0]);
 }
+
+/// A span of a few ulps of `t` is one step that lands on its end: `y′ = −y` from 1 over
+/// `Δt` ends at `e^(−Δt) = 1 − Δt` to rounding. Spans under ten ulps of `t` were refused
+/// with `StepTooSmall`, though the step that lands on the end was never too small to take.
+#[test]
+fn a_span_of_a_few_ulps_is_one_step() {
+    let decay = |y: &f64, _t: f64| -y;
+    for ulps in 1..=9 {
+        let t1 = 1.0 + f64::from(ulps) * f64::EPSILON;
+        let mut y = 1.0_f64;
+        let statistics = Adaptive::new(Dopri5)
+            .solve(&mut y, &decay, 1.0, t1)
+            .unwrap_or_else(|error| panic!("{ulps} ulps: {error}"));
+        assert_eq!((statistics.accepted, statistics.t), (1, t1));
+        assert_relative_eq!(y, (1.0 - t1).exp(), max_relative = 2.0 * f64::EPSILON);
+        // Backwards too.
+        let mut y = 1.0_f64;
+        let statistics = Adaptive::new(Dopri5)
+            .solve(&mut y, &decay, t1, 1.0)
+            .unwrap();
+        assert_eq!((statistics.accepted, statistics.t), (1, 1.0));
+        assert_relative_eq!(y, (t1 - 1.0).exp(), max_relative = 2.0 * f64::EPSILON);
+    }
+}

@@ -3,6 +3,7 @@
 
 mod compensation;
 mod driver;
+mod events;
 mod fuzz;
 mod snapshot;
 mod solution;

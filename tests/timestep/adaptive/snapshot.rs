@@ -132,3 +132,43 @@ fn every_fixed_step_method_clones_bit_for_bit() {
     let decay = |y: &Vec<f64>, _t: f64| y.iter().map(|v| -v * v.abs()).collect::<Vec<_>>();
     check(vec![1.0, -0.5, 2.0], &decay, 0.01);
 }
+
+/// A run resumed by a solver with other settings uses them from there on, as
+/// `Adaptive::resume` says. The largest step: the oscillator `y″ = −y` resumed with steps
+/// of at most 0.01 takes no longer one, and still ends at `cos 10` (the saved run's, of
+/// the whole span, had been kept: steps up to 0.36 after the resume). The stiffness test:
+/// `y′ = −10⁴ (y − cos t)` is held by stability after its transient (Hairer–Wanner II,
+/// IV.2), which a test at every step finds from a run saved with the test off.
+#[test]
+fn a_resumed_run_takes_the_resuming_solver_s_largest_step_and_stiffness_test() {
+    use timestep::Dop853;
+    let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
+    let mut y = [1.0, 0.0];
+    let mut solver = Adaptive::new(Dop853).with_tolerances(Tolerances::new(1e-10, 1e-10));
+    let mut run = solver.start(&mut y, &oscillator, 0.0, 10.0).unwrap();
+    run.step().unwrap();
+    let saved = run.snapshot();
+    let mut solver = Adaptive::new(Dop853)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .with_max_step(0.01);
+    let mut z = [0.0; 2];
+    let mut run = solver.resume(&saved, &mut z, &oscillator).unwrap();
+    let mut longest = 0.0_f64;
+    while run.step().unwrap() {
+        longest = longest.max(run.time() - run.previous_time());
+    }
+    assert!(longest <= 0.01 * (1.0 + 1e-12), "{longest}");
+    assert!((z[0] - 10f64.cos()).abs() < 1e-9, "{z:?}");
+
+    let stiff = |y: &f64, t: f64| -1e4 * (y - t.cos());
+    let mut y = 0.0_f64;
+    let mut solver = Adaptive::new(timestep::Dopri5).with_stiffness_test(0);
+    let mut run = solver.start(&mut y, &stiff, 0.0, 1.0).unwrap();
+    run.step().unwrap();
+    let saved = run.snapshot();
+    let mut solver = Adaptive::new(timestep::Dopri5).with_stiffness_test(1);
+    let mut z = 0.0;
+    let mut run = solver.resume(&saved, &mut z, &stiff).unwrap();
+    while run.step().unwrap() {}
+    assert!(run.statistics().stiff_from.is_some());
+}

@@ -325,3 +325,86 @@ fn a_terminal_event_stops_the_run_and_says_which() {
     assert_relative_eq!(solution.statistics.t, ZEROS[0], max_relative = 1e-12);
     assert_eq!(*solution.times.last().unwrap(), solution.statistics.t);
 }
+
+/// With sample times, the last state kept is the last sample's, not the end of the span
+/// (`y′ = −y`: `e^(−½)` at ½, the run still going on to 1); a run that takes no step
+/// keeps its start and has no dense output.
+#[test]
+fn the_last_state_kept_is_the_last_sample_and_a_run_of_no_step_has_no_dense_output() {
+    let times = [0.25, 0.5];
+    let solution = Adaptive::new(Dopri5)
+        .with_tolerances(Tolerances::new(1e-10, 1e-10))
+        .integrate(&decay, 1.0, 0.0, 1.0)
+        .at(&times)
+        .solve()
+        .unwrap();
+    assert_relative_eq!(
+        *solution.last().unwrap(),
+        (-0.5_f64).exp(),
+        max_relative = 1e-9
+    );
+    assert_eq!(
+        (solution.statistics.t, solution.statistics.stop),
+        (1.0, Stop::End)
+    );
+
+    let solution = solve(Dopri5, &decay, 2.0, 1.0, 1.0).unwrap();
+    assert_eq!(
+        (solution.times.as_slice(), solution.states.as_slice()),
+        (&[1.0][..], &[2.0][..])
+    );
+    assert_eq!(solution.at(1.0), None);
+}
+
+/// Kepler's orbit of eccentricity 0.9 under DOP853 at 10⁻⁹, stepped by hand.
+fn kepler_run_until_a_rejection_after_an_acceptance(
+    run: &mut timestep::adaptive::Run<
+        '_,
+        [f64; 4],
+        timestep::Pair<Dop853, 16>,
+        impl Fn(&[f64; 4], f64) -> [f64; 4],
+    >,
+) {
+    let mut accepted = false;
+    loop {
+        match run.try_step().unwrap() {
+            Attempt::Accepted => accepted = true,
+            Attempt::Rejected if accepted => return,
+            Attempt::Rejected => {}
+            Attempt::Done => panic!("no attempt was rejected after an accepted one"),
+        }
+    }
+}
+
+/// A rejected attempt writes its candidate where the last accepted step's start was:
+/// read after it, `previous_state` returned the candidate (on this orbit
+/// `[0.0967, 0.0353, …]` for the start `[0.1, 0, 0, √19]`), so it refuses.
+#[test]
+#[should_panic(expected = "previous_state after an attempt that was not accepted")]
+fn the_previous_state_is_not_read_after_a_rejected_attempt() {
+    let kepler = |y: &[f64; 4], _t: f64| {
+        let r3 = (y[0] * y[0] + y[1] * y[1]).powf(1.5);
+        [y[2], y[3], -y[0] / r3, -y[1] / r3]
+    };
+    let mut y = [0.1, 0.0, 0.0, 19.0_f64.sqrt()];
+    let mut solver = Adaptive::new(Dop853).with_tolerances(Tolerances::new(1e-9, 1e-9));
+    let mut run = solver.start(&mut y, &kepler, 0.0, 2.0 * PI).unwrap();
+    kepler_run_until_a_rejection_after_an_acceptance(&mut run);
+    let _ = run.previous_state();
+}
+
+/// Before its first step a run's previous state is its start, at its previous time `t0`;
+/// it was the workspace's candidate, which a solver keeps between runs: on a second run,
+/// the start of the first run's last step.
+#[test]
+fn before_the_first_step_the_previous_state_is_the_start() {
+    let mut solver = Adaptive::new(Dopri5);
+    let mut y = [1.0, 0.0];
+    solver.solve(&mut y, &oscillator, 0.0, 1.0).unwrap();
+    let mut z = [0.0, 1.0];
+    let run = solver.start(&mut z, &oscillator, 5.0, 6.0).unwrap();
+    assert_eq!(
+        (*run.previous_state(), run.previous_time()),
+        ([0.0, 1.0], 5.0)
+    );
+}
