@@ -323,15 +323,23 @@ pub(super) fn locate(mut g: impl FnMut(f64) -> f64, g0: f64, g1: f64, tolerance:
     let (mut a, mut ga) = (0.0_f64, g0);
     let (mut b, mut gb) = (1.0_f64, g1);
     let mut side = 0;
+    let mut looked_before_zero = false;
     for _ in 0..200 {
-        // Not done at a zero: `g` may be zero on an interval, whose start is the crossing
-        // (from a zero at `b` the secant stays there, so the search bisects `[a, b]`).
         if b - a <= tolerance {
             break;
         }
         let mut c = b - gb * (b - a) / (gb - ga);
-        // Keep inside, and away from the ends (bisection when the secant stalls).
-        if !(c > a && c < b) {
+        if gb == 0.0 && !looked_before_zero {
+            // Not done at a zero: `g` may be zero on an interval, whose start is the
+            // crossing. One look a tolerance before it: `a`'s sign there makes `b` the
+            // crossing (a `g` linear in `t`, whose secant lands on its root); a zero there
+            // leaves the bisection below to find where the zeros begin, at the cost of
+            // some forty more reads, which every exact root paid before this look.
+            looked_before_zero = true;
+            c = b - tolerance;
+        } else if !(c > a && c < b) {
+            // Keep inside, and away from the ends (bisection when the secant stalls, and
+            // from a zero at `b`, where it stays).
             c = 0.5 * (a + b);
         }
         let gc = g(c);
@@ -568,4 +576,47 @@ fn read_events<S: State, E: Events<S>>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    /// A `g` linear in the step's fraction: the secant lands on its root, `θ = 0.3`, on its
+    /// second try (the first is rounded to `0.3 + 2⁻⁵⁴`), and one look a tolerance before it
+    /// confirms it is where `g` first reaches zero: three reads, where bisecting down to the
+    /// tolerance from there took 38 more.
+    #[test]
+    fn an_exact_root_is_confirmed_by_one_look_before_it() {
+        let mut reads = 0;
+        let root = locate(
+            |theta| {
+                reads += 1;
+                theta - 0.3
+            },
+            -0.3,
+            0.7,
+            1e-12,
+        );
+        assert_eq!(root, 0.3);
+        assert_eq!(reads, 3);
+    }
+
+    /// Zero on `[0.25, 0.75]`, negative before it: the crossing is where the zeros begin,
+    /// found by bisection to within the tolerance.
+    #[test]
+    fn a_zero_interval_is_located_at_its_start() {
+        let g = |theta: f64| {
+            if theta < 0.25 {
+                theta - 0.25
+            } else if theta > 0.75 {
+                theta - 0.75
+            } else {
+                0.0
+            }
+        };
+        let root = locate(g, -0.25, 0.25, 1e-12);
+        assert!((root - 0.25).abs() <= 2e-12, "{root}");
+        assert!(root >= 0.25);
+    }
 }
