@@ -226,8 +226,9 @@ fn vern7_has_its_orders() {
 /// Vern8: orders 8(7), interpolant 8; `begin`'s evaluation, twelve stages and the rate at
 /// the new state a step, and the interpolant's seven only when the dense output is read.
 /// Steps a factor √2 apart: the interpolant's coefficients (up to 1.4·10⁶) leave a
-/// rounding error of about 10⁻¹¹ h |f| in the dense output, reached by its truncation error
-/// below h = 0.3.
+/// rounding error of about 10⁻¹¹ h |f| in the dense output inside the step (4·10⁻¹⁰ h |f|
+/// at its end: `the_dense_output_at_a_step_s_end_is_the_end_to_its_weights_rounding`),
+/// reached by its truncation error below h = 0.3.
 #[test]
 fn vern8_has_its_orders() {
     check_orders(
