@@ -131,22 +131,35 @@ fn the_error_follows_the_tolerance() {
     }
 }
 
+/// One step of length `h` (the tolerances so loose that it is accepted) from
+/// `y(0) = (1, 0)` on the oscillator `y'' = −y`, shown to `observe`.
+fn one_oscillator_step(
+    kind: AdaptiveKind,
+    h: f64,
+    observe: impl FnMut(&mut timestep::adaptive::Step<'_, '_, [f64; 2], AdaptiveKind, Oscillator>),
+) {
+    let mut y = [1.0, 0.0];
+    Adaptive::new(kind)
+        .with_tolerances(Tolerances::new(1.0, 1.0))
+        .with_initial_step(h)
+        .with_max_step(h)
+        .solve_with(&mut y, &(oscillator as Oscillator), 0.0, h, observe)
+        .unwrap();
+}
+
+/// The oscillator `y'' = −y` as a first-order system.
+type Oscillator = fn(&[f64; 2], f64) -> [f64; 2];
+
+fn oscillator(y: &[f64; 2], _t: f64) -> [f64; 2] {
+    [y[1], -y[0]]
+}
+
 /// One step of length `h` from `y(0) = (1, 0)` on the oscillator `y'' = −y`, sampled at
 /// `θ = 0.3` by the dense output: the local error is `O(h^(q+1))` for an interpolant of
 /// order `q`, so halving `h` divides it by about `2^(q+1)`.
 fn dense_output_error(kind: AdaptiveKind, h: f64) -> f64 {
-    let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
-    let mut solver = Adaptive::new(kind)
-        .with_tolerances(Tolerances::new(1.0, 1.0))
-        .with_initial_step(h)
-        .with_max_step(h);
-    let mut y = [1.0, 0.0];
     let mut sample = [0.0; 2];
-    solver
-        .solve_with(&mut y, &oscillator, 0.0, h, |step| {
-            step.state_at(0.3 * h, &mut sample)
-        })
-        .unwrap();
+    one_oscillator_step(kind, h, |step| step.state_at(0.3 * h, &mut sample));
     let t: f64 = 0.3 * h;
     ((sample[0] - t.cos()).powi(2) + (sample[1] + t.sin()).powi(2)).sqrt()
 }
@@ -649,19 +662,11 @@ fn the_dense_output_at_a_step_s_end_is_the_end_to_its_weights_rounding() {
     for (name, bound) in bounds {
         let kind: AdaptiveKind = name.parse().unwrap();
         for h in [0.8, 0.4, 0.2, 0.1] {
-            let oscillator = |y: &[f64; 2], _t: f64| [y[1], -y[0]];
-            let mut solver = Adaptive::new(kind)
-                .with_tolerances(Tolerances::new(1.0, 1.0))
-                .with_initial_step(h)
-                .with_max_step(h);
-            let mut y = [1.0, 0.0];
             let (mut at_end, mut end) = ([0.0_f64; 2], [0.0_f64; 2]);
-            solver
-                .solve_with(&mut y, &oscillator, 0.0, h, |step| {
-                    step.state_at(h, &mut at_end);
-                    end = *step.end();
-                })
-                .unwrap();
+            one_oscillator_step(kind, h, |step| {
+                step.state_at(h, &mut at_end);
+                end = *step.end();
+            });
             // ‖f‖ = 1 on the unit circle.
             let apart = ((at_end[0] - end[0]).powi(2) + (at_end[1] - end[1]).powi(2)).sqrt();
             println!("{name} h {h}: {apart:.2e}, {:.2e} h‖f‖", apart / h);
