@@ -264,11 +264,7 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
         if self.progress.step_length == 0.0 {
             return self.state;
         }
-        assert!(
-            self.progress.step_on,
-            "Run::previous_state after an attempt that was not accepted: the last accepted \
-             step's start was overwritten by the attempt; read it before the next try_step"
-        );
+        self.assert_accepted_last("previous_state", "start");
         &self.workspace.other
     }
 
@@ -311,12 +307,20 @@ impl<'a, S: State, M: AdaptiveMethod<S>, F: Forces<S> + ?Sized> Run<'a, S, M, F>
             self.progress.dense && self.progress.step_length != 0.0,
             "Run::state_at needs with_dense_output() and an accepted step"
         );
+        self.assert_accepted_last("state_at", "dense output");
+        self.dense_at(self.theta(t), out);
+    }
+
+    /// Panics unless the last attempt was accepted: a rejected or failed one wrote its
+    /// candidate and stages over the last accepted step's `what`, which `reader` reads.
+    #[track_caller]
+    fn assert_accepted_last(&self, reader: &str, what: &str) {
         assert!(
             self.progress.step_on,
-            "Run::state_at after a rejected attempt: the last accepted step's dense output \
-             was overwritten by the attempt; read it before the next try_step"
+            "Run::{reader} after an attempt that was not accepted (after a rejected attempt \
+             or an error): the last accepted step's {what} was overwritten by the attempt; \
+             read it before the next try_step"
         );
-        self.dense_at(self.theta(t), out);
     }
 
     /// Evaluates what the last accepted step's dense output needs, once.

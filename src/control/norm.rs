@@ -2,6 +2,7 @@
 //! the step's two ends.
 
 use super::ToleranceSet;
+use crate::math::max_of;
 use crate::{DerivativeOf, Scalar, State, Vector};
 use num_traits::Float;
 
@@ -138,10 +139,8 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
         let zipped = self
             .start
             .zip_coordinates(self.end, errors, |start, end, errors| {
-                // One comparison for the `max`, as in `sum_over`.
-                let (start, end) = (start.abs().to_f64(), end.to_f64());
-                let size = if start > end.abs() { start } else { end.abs() };
-                let weight = 1.0 / (absolute + relative * size);
+                let end = end.to_f64();
+                let weight = inverse_scale(relative, absolute, start.abs().to_f64(), end.abs());
                 for (k, (sum, error)) in sums.iter_mut().zip(errors).enumerate() {
                     let scaled = error.to_f64() * factors[k] * weight;
                     let end = if k == 0 { 0.0 * end } else { 0.0 };
@@ -162,13 +161,10 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
         match self.tolerances.uniform() {
             Some((relative, absolute)) if self.has_coordinates && absolute > 0.0 => {
                 const BLOCK: usize = 8;
-                // `max(|y₀ᵢ|, |y₁ᵢ|)` as one comparison, where `f64::max`'s tests for NaN
-                // took seven instructions: a NaN `|y₀ᵢ|` gives `|y₁ᵢ|` as `max` does, and a
-                // NaN `|y₁ᵢ|` makes the sum NaN through `end(i)` whichever is taken.
                 let weight = |i: usize| {
                     let start = self.start.coordinate(i).abs().to_f64();
                     let end = self.end.coordinate(i).abs().to_f64();
-                    1.0 / (absolute + relative * if start > end { start } else { end })
+                    inverse_scale(relative, absolute, start, end)
                 };
                 if DerivativeOf::<S>::fixed_zero().is_none() {
                     // A `Vec`, whose reads are checked: in blocks, DOP853 took 1–1.5 % more.
@@ -228,4 +224,13 @@ impl<'a, S: State, T: ToleranceSet> ErrorNorm<'a, S, T> {
 #[inline(always)]
 pub(crate) fn weight(scale: f64) -> f64 {
     1.0 / scale.max(f64::MIN_POSITIVE)
+}
+
+/// `1/(atol + rtol·max(|y₀ᵢ|, |y₁ᵢ|))` for one tolerance pair, the `max` as one comparison
+/// ([`max_of`]), where `f64::max`'s tests for NaN took seven instructions: a NaN `|y₀ᵢ|`
+/// gives `|y₁ᵢ|` as `max` does, and a NaN `|y₁ᵢ|` makes the norm's sum NaN through its
+/// `0 · y₁ᵢ` term whichever is taken.
+#[inline(always)]
+fn inverse_scale(relative: f64, absolute: f64, start: f64, end: f64) -> f64 {
+    1.0 / (absolute + relative * max_of(start, end))
 }

@@ -3,12 +3,24 @@
 //! closed forms of `t` along `y′ = 1` from `y = 0` (so `y = t`), whose zeros are known
 //! exactly.
 
-use timestep::adaptive::{Direction, Event};
+use timestep::adaptive::{Direction, Event, Events};
 use timestep::{Adaptive, AdaptiveError, Dopri5};
 
 /// `y′ = 1`: `y = t` from `y(0) = 0`.
 fn clock(_y: &f64, _t: f64) -> f64 {
     1.0
+}
+
+/// The events `events` fire on `y = t` from 0 to `end` under Dopri5, as `(index, t)`.
+fn fired_on_the_clock<E: Events<f64>>(events: &mut E, end: f64) -> Vec<(usize, f64)> {
+    let mut fired = Vec::new();
+    let mut y = 0.0;
+    Adaptive::new(Dopri5)
+        .solve_with_events(&mut y, &clock, 0.0, end, events, |i, t, _| {
+            fired.push((i, t))
+        })
+        .unwrap();
+    fired
 }
 
 /// An event function that is zero on a whole interval, `[0.75, 1.25]`, rising from below
@@ -27,13 +39,7 @@ fn an_event_function_zero_on_an_interval_fires_where_it_reaches_zero() {
         }
     };
     let mut event = Event::new(plateau);
-    let mut fired = Vec::new();
-    let mut y = 0.0;
-    Adaptive::new(Dopri5)
-        .solve_with_events(&mut y, &clock, 0.0, 2.0, &mut event, |i, t, _| {
-            fired.push((i, t))
-        })
-        .unwrap();
+    let fired = fired_on_the_clock(&mut event, 2.0);
     assert_eq!(fired.len(), 1, "{fired:?}");
     assert!((fired[0].1 - 0.75).abs() < 1e-12, "{fired:?}");
 }
@@ -70,13 +76,7 @@ fn at(c: f64) -> Event<impl Fn(&f64, f64) -> f64 + Copy> {
 #[test]
 fn events_in_a_nested_tuple_are_all_watched_and_numbered_in_turn() {
     let mut events = ((at(0.25), at(0.5)), at(0.75));
-    let mut fired = Vec::new();
-    let mut y = 0.0;
-    Adaptive::new(Dopri5)
-        .solve_with_events(&mut y, &clock, 0.0, 1.0, &mut events, |i, t, _| {
-            fired.push((i, t))
-        })
-        .unwrap();
+    let fired = fired_on_the_clock(&mut events, 1.0);
     let indices: Vec<usize> = fired.iter().map(|&(i, _)| i).collect();
     assert_eq!(indices, [0, 1, 2], "{fired:?}");
     for (&(_, t), expected) in fired.iter().zip([0.25, 0.5, 0.75]) {
@@ -112,13 +112,7 @@ fn directions_are_in_the_run_s_order_of_time_and_a_zero_at_the_start_does_not_fi
         Event::new(|y: &f64, _t: f64| -y - 0.5).direction(Direction::Rising),
         Event::new(|y: &f64, _t: f64| -y - 0.5).direction(Direction::Falling),
     );
-    let mut fired = Vec::new();
-    let mut y = 0.0;
-    Adaptive::new(Dopri5)
-        .solve_with_events(&mut y, &clock, 0.0, -1.0, &mut events, |i, t, _| {
-            fired.push((i, t))
-        })
-        .unwrap();
+    let fired = fired_on_the_clock(&mut events, -1.0);
     assert_eq!(fired.len(), 1, "{fired:?}");
     assert_eq!(fired[0].0, 1);
     assert!((fired[0].1 + 0.5).abs() < 1e-12, "{fired:?}");
