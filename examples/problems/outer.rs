@@ -32,21 +32,31 @@ pub fn outer_solar_system(y: &[f64; 36], t: f64) -> [f64; 36] {
 /// [`outer_solar_system`] written into `f`, as dop853.f's `FCN` writes its rates (the same
 /// operations in the same order: the same bits).
 pub fn outer_solar_system_into(y: &[f64; 36], _t: f64, f: &mut [f64; 36]) {
-    f[..18].copy_from_slice(&y[18..]);
-    f[18..].fill(0.0);
+    let (velocities, accelerations) = f.split_at_mut(18);
+    velocities.copy_from_slice(&y[18..]);
+    accelerations_into(
+        y[..18].try_into().expect("18 positions"),
+        accelerations.try_into().expect("18 accelerations"),
+    );
+}
+
+/// The accelerations of the six bodies at the positions `x` (the last 18 rates of
+/// [`outer_solar_system`]): the second-order form `x'' = a(x)`.
+pub fn accelerations_into(x: &[f64; 18], a: &mut [f64; 18]) {
+    a.fill(0.0);
     for i in 0..6 {
         for j in i + 1..6 {
             let d = [
-                y[3 * j] - y[3 * i],
-                y[3 * j + 1] - y[3 * i + 1],
-                y[3 * j + 2] - y[3 * i + 2],
+                x[3 * j] - x[3 * i],
+                x[3 * j + 1] - x[3 * i + 1],
+                x[3 * j + 2] - x[3 * i + 2],
             ];
             let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             let s = 1.0 / (r2 * r2.sqrt());
             let (pull_i, pull_j) = (G * MASSES[j] * s, G * MASSES[i] * s);
             for k in 0..3 {
-                f[18 + 3 * i + k] += pull_i * d[k];
-                f[18 + 3 * j + k] -= pull_j * d[k];
+                a[3 * i + k] += pull_i * d[k];
+                a[3 * j + k] -= pull_j * d[k];
             }
         }
     }

@@ -36,8 +36,8 @@ use std::hint::black_box;
 use std::time::Instant;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    Dop853, Dopri5, Dprkn6, Dprkn12, InPlace, Particles, Tolerances, Tsit5, Vern6, Vern7, Vern8,
-    Vern9,
+    Dop853, Dopri5, Dprkn6, Dprkn12, InPlace, Particle, Particles, Tolerances, Tsit5, Vern6, Vern7,
+    Vern8, Vern9,
 };
 
 /// The sides, by the names the environment variables take.
@@ -48,9 +48,11 @@ const SIDES: [&str; 8] = [
 /// The outer solar system's own sides: the second-order pairs, and `Dop853`, `Vern7` and
 /// `Vern8` with the right-hand side written in place (`InPlace`), as dop853.f's `FCN`
 /// writes it.
-const SECOND_ORDER: [&str; 5] = [
+const SECOND_ORDER: [&str; 7] = [
     "dprkn12",
     "dprkn6",
+    "dprkn12-flat",
+    "dprkn6-flat",
     "dop853-inplace",
     "vern7-inplace",
     "vern8-inplace",
@@ -125,6 +127,14 @@ fn solve<const N: usize, F: Rhs<N>>(
         }};
     }
     let statistics = match side {
+        "dprkn12-flat" | "dprkn6-flat" => {
+            assert!(
+                N == 36 && p.end == outer::OUTER_END,
+                "{side}: the outer solar system only"
+            );
+            let (end, counts) = solve_flat(side, tolerance);
+            return (end[..].try_into().expect("36 unknowns"), counts);
+        }
         "dprkn12" | "dprkn6" => {
             assert!(
                 N == 36 && p.end == outer::OUTER_END,
@@ -174,6 +184,49 @@ fn solve<const N: usize, F: Rhs<N>>(
     let Ok(statistics) = statistics else {
         return ([f64::NAN; N], FAILED);
     };
+    let counts = Counts {
+        accepted: statistics.accepted,
+        rejected: statistics.rejected,
+        evaluations: statistics.evaluations,
+    };
+    (y, counts)
+}
+
+/// One solve of the outer solar system as one `Particle<[f64; 18]>` of unit mass (its
+/// momentum is its velocity, its force the accelerations, written in place) by `dprkn12`
+/// or `dprkn6`: a second-order state on flat arrays, as dop853.f's `Y`.
+fn solve_flat(side: &str, tolerance: f64) -> ([f64; 36], Counts) {
+    let (x, v) = outer::OUTER_START.split_at(18);
+    let mut body = Particle::new(
+        1.0,
+        <[f64; 18]>::try_from(x).expect("18 positions"),
+        <[f64; 18]>::try_from(v).expect("18 velocities"),
+    );
+    let forces = InPlace(|body: &Particle<[f64; 18]>, _t: f64, out: &mut [f64; 18]| {
+        outer::accelerations_into(&body.position(), out);
+    });
+    let tolerances = Tolerances::new(tolerance, tolerance);
+    let statistics = match side {
+        "dprkn12-flat" => Adaptive::new(Dprkn12).with_tolerances(tolerances).solve(
+            &mut body,
+            &forces,
+            0.0,
+            outer::OUTER_END,
+        ),
+        "dprkn6-flat" => Adaptive::new(Dprkn6).with_tolerances(tolerances).solve(
+            &mut body,
+            &forces,
+            0.0,
+            outer::OUTER_END,
+        ),
+        _ => panic!("no flat side {side}: dprkn12-flat, dprkn6-flat"),
+    };
+    let Ok(statistics) = statistics else {
+        return ([f64::NAN; 36], FAILED);
+    };
+    let mut y = [0.0; 36];
+    y[..18].copy_from_slice(&body.position());
+    y[18..].copy_from_slice(&body.velocity());
     let counts = Counts {
         accepted: statistics.accepted,
         rejected: statistics.rejected,

@@ -487,3 +487,42 @@ fn a_state_without_masses_takes_the_steps_of_a_particle() {
     compare!(Dprkn6);
     compare!(Dprkn12);
 }
+
+#[path = "../../../examples/problems/outer.rs"]
+#[allow(dead_code)]
+mod outer;
+
+/// Many bodies as one flat `Particle<[f64; 18]>` of unit mass (its momentum the
+/// velocities, its force the accelerations), as dop853.f's `Y` holds them: both pairs
+/// converge to the outer solar system's end state computed in quadruple precision
+/// (`examples/problems/outer.rs`), the error falling with the tolerance, and each
+/// coordinate is read in place by the error norm.
+#[test]
+fn a_flat_array_of_bodies_converges_to_the_outer_solar_systems_reference() {
+    let forces = |body: &Particle<[f64; 18]>, _t: f64| {
+        let mut accelerations = [0.0; 18];
+        outer::accelerations_into(&body.position(), &mut accelerations);
+        accelerations
+    };
+    let error = |method: &str, tolerance: f64| {
+        let method: AdaptiveKind = method.parse().expect("a pair by name");
+        let (x, v) = outer::OUTER_START.split_at(18);
+        let mut body = Particle::new(1.0, x.try_into().unwrap(), v.try_into().unwrap());
+        Adaptive::new(method)
+            .with_tolerances(Tolerances::new(tolerance, tolerance))
+            .solve(&mut body, &forces, 0.0, outer::OUTER_END)
+            .expect("a run within the step budget");
+        let end = [body.position(), body.velocity()].concat();
+        end.iter()
+            .zip(outer::OUTER_REFERENCE)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    for (method, loose, tight) in [("dprkn6", 1e-6, 1e-9), ("dprkn12", 1e-5, 1e-8)] {
+        let (coarse, fine) = (error(method, loose), error(method, tight));
+        assert!(coarse < 10.0 * loose, "{method} at {loose}: {coarse:e}");
+        assert!(fine < 10.0 * tight, "{method} at {tight}: {fine:e}");
+        assert!(fine < 1e-2 * coarse, "{method}: {coarse:e} then {fine:e}");
+    }
+}
