@@ -1,6 +1,6 @@
 //! [`State`], [`Derivative`] and [`Forces`]: the model every integrator works on.
 
-use crate::vector::{combination, sum_each};
+use crate::vector::{combination, sum_each, sum_each_of};
 use crate::{Jacobian, NoVelocity, Scalar, SmallVector, Vector};
 use num_traits::Float;
 
@@ -377,6 +377,50 @@ pub trait State: Clone {
         false
     }
 
+    /// Whether a Runge–Kutta stage takes this state's forces by value
+    /// ([`probe_force`](State::probe_force)) and writes each into its rate in the pass that
+    /// forms the next probe ([`probe_by_sum_storing`](State::probe_by_sum_storing)),
+    /// instead of copying it there from where the right-hand side returned it: only for
+    /// a state whose rate is its force alone. `false` by default; `true` for the
+    /// [`Vector`]s of fixed size that do not [split their probes](State::splits_probes).
+    #[doc(hidden)]
+    #[inline(always)]
+    #[must_use]
+    fn rates_by_value() -> bool {
+        false
+    }
+
+    /// The force on this probe at time `t`, by value, for a state whose
+    /// [`rates_by_value`](State::rates_by_value) is `true`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn probe_force<F: Forces<Self> + ?Sized>(
+        &mut self,
+        forces: &F,
+        t: Self::Scalar,
+    ) -> Self::Force {
+        forces.force(self, t)
+    }
+
+    /// [`probe_by_sum`](State::probe_by_sum) whose last rate's force is still `newest`,
+    /// written into it on the way. The default copies it there first.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn probe_by_sum_storing(
+        &self,
+        weights: &[f64],
+        rates: &mut [DerivativeOf<Self>],
+        newest: &Self::Force,
+        dt: Self::Scalar,
+        sum: &mut DerivativeOf<Self>,
+        probe: &mut Self,
+    ) {
+        if let Some(last) = rates.last_mut() {
+            last.force.clone_from(newest);
+        }
+        self.probe_by_sum(weights, rates, dt, sum, probe);
+    }
+
     /// Writes into `out` the rate of a Runge–Kutta–Nyström combination and returns `true`:
     /// the velocity `c·v + h Σⱼ wⱼ Fⱼ / m` and the force `Σⱼ w′ⱼ Fⱼ` (zero when
     /// `momentum_weights` is `None`), with `v` this state's velocity, `m` its masses, `Fⱼ`
@@ -708,6 +752,60 @@ impl<V: Vector> State for V {
         }
         let (direction, factor) = combination(weights, rates, sum);
         self.probe_into(direction, dt * V::Scalar::from_f64(factor), probe);
+    }
+
+    #[inline(always)]
+    fn rates_by_value() -> bool {
+        V::fixed_zero().is_some() && !Self::splits_probes()
+    }
+
+    // Inlined only when optimised, as `combination`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn probe_by_sum_storing(
+        &self,
+        weights: &[f64],
+        rates: &mut [DerivativeOf<Self>],
+        newest: &V,
+        dt: V::Scalar,
+        sum: &mut DerivativeOf<Self>,
+        probe: &mut Self,
+    ) {
+        let Some((last, older)) = rates.split_last_mut() else {
+            return;
+        };
+        if let (Some(out), Some(y), Some(new), Some(stored)) = (
+            probe.as_scalars_mut(),
+            self.as_scalars(),
+            newest.as_scalars(),
+            last.force.as_scalars_mut(),
+        ) {
+            let n = y.len();
+            if out.len() == n && new.len() == n && stored.len() == n {
+                let (out, new, stored) = (&mut out[..n], &new[..n], &mut stored[..n]);
+                let newest_index = older.len();
+                let older = &*older;
+                if sum_each_of::<V>(
+                    weights,
+                    |j| {
+                        if j == newest_index {
+                            Some(new)
+                        } else {
+                            older[j].as_scalars()
+                        }
+                    },
+                    n,
+                    #[inline(always)]
+                    |i, sum| {
+                        out[i] = y[i] + sum * dt;
+                        stored[i] = new[i];
+                    },
+                ) {
+                    return;
+                }
+            }
+        }
+        last.force.clone_from(newest);
+        self.probe_by_sum(weights, rates, dt, sum, probe);
     }
 
     #[inline(always)]
@@ -1047,6 +1145,18 @@ pub trait Forces<S: State> {
     fn reads_momenta(&self) -> bool {
         true
     }
+
+    /// Whether these forces are computed by returning them ([`force`](Forces::force)), as
+    /// a closure's are, rather than written into a buffer
+    /// ([`force_into`](Forces::force_into)): then a Runge–Kutta stage on a large array reads
+    /// each one where it was returned instead of copying it into its own buffer first.
+    /// `false` by default (every method calls `force_into`); `true` for closures.
+    #[doc(hidden)]
+    #[inline(always)]
+    #[must_use]
+    fn returns_forces(&self) -> bool {
+        false
+    }
 }
 
 /// Writes the force on `state` at `t` into `out` by `forces`, as every method does: a
@@ -1094,6 +1204,11 @@ impl<S: State, F: Fn(&S, S::Scalar) -> S::Force> Forces<S> for F {
     #[inline(always)]
     fn force(&self, state: &S, t: S::Scalar) -> S::Force {
         self(state, t)
+    }
+
+    #[inline(always)]
+    fn returns_forces(&self) -> bool {
+        true
     }
 
     #[inline(always)]

@@ -451,6 +451,20 @@ pub(crate) fn sum_each<D: Vector>(
     weights: &[f64],
     rates: &[D],
     n: usize,
+    each: impl FnMut(usize, D::Scalar),
+) -> bool {
+    sum_each_of::<D>(weights, |j| rates[j].as_scalars(), n, each)
+}
+
+/// [`sum_each`] with the coordinates of the rate of weight `j` given by `rate(j)`: a
+/// stage whose newest rate is still where the right-hand side returned it.
+// Inlined only when optimised, as `combination`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn sum_each_of<'a, D: Vector + 'a>(
+    weights: &[f64],
+    rate: impl Fn(usize) -> Option<&'a [D::Scalar]>,
+    n: usize,
     mut each: impl FnMut(usize, D::Scalar),
 ) -> bool {
     if D::fixed_zero().is_some() && n < FUSED_FROM {
@@ -462,7 +476,7 @@ pub(crate) fn sum_each<D: Vector>(
     let mut terms = 0;
     let mut first = usize::MAX;
     each_weight!(weights, |j, _w| {
-        match rates[j].as_scalars() {
+        match rate(j) {
             Some(rate) if rate.len() == n => slices[j] = &rate[..n],
             _ => return false,
         }

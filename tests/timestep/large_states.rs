@@ -352,3 +352,81 @@ fn a_chain_of_200_000_masses_steps_in_a_2_mib_thread() {
         "Verlet is {error} from the normal mode"
     );
 }
+
+/// A chain of 14 masses with cubic springs, `[positions, velocities]`.
+fn cubic_chain(y: &[f64], out: &mut [f64]) {
+    let n = y.len() / 2;
+    let (x, v) = y.split_at(n);
+    let (dx, dv) = out.split_at_mut(n);
+    dx.copy_from_slice(v);
+    let spring = |d: f64| d + d * d * d;
+    for i in 0..n {
+        let left = spring(x[i] - if i > 0 { x[i - 1] } else { 0.0 });
+        let right = spring(if i + 1 < n { x[i + 1] } else { 0.0 } - x[i]);
+        dv[i] = right - left;
+    }
+}
+
+/// An array of 28 `f64` takes each rate its right-hand side returns by value and writes it
+/// to its buffer in the pass that forms the next probe; a `Vec` has its rates written in
+/// place. Both form every probe in one pass, the same sums in the same order: every
+/// explicit pair takes the same steps and ends on the same bits, and so do the dense
+/// output's samples between steps.
+#[test]
+fn a_large_array_steps_as_a_vec_does_to_the_bit() {
+    use timestep::adaptive::Adaptive;
+    use timestep::{AdaptiveKind, Tolerances};
+    let mut start = [0.0; 28];
+    for (i, x) in start[..14].iter_mut().enumerate() {
+        *x = 0.3 * (2.1 * (i + 1) as f64).sin();
+    }
+    let times: Vec<f64> = (1..=20).map(|k| 0.75 * k as f64).collect();
+    for name in [
+        "bs3", "dopri5", "tsit5", "dop853", "vern6", "vern7", "vern8", "vern9",
+    ] {
+        let method: AdaptiveKind = name.parse().expect("a pair by name");
+        let tolerances = Tolerances::new(1e-7, 1e-7);
+        let mut array = start;
+        let mut array_samples = Vec::new();
+        let array_run = Adaptive::new(method)
+            .with_tolerances(tolerances)
+            .solve_at(
+                &mut array,
+                &|y: &[f64; 28], _t: f64| {
+                    let mut out = [0.0; 28];
+                    cubic_chain(y, &mut out);
+                    out
+                },
+                0.0,
+                &times,
+                |_t, y| array_samples.push(*y),
+            )
+            .expect("a run within the step budget");
+        let mut vec = start.to_vec();
+        let mut vec_samples = Vec::new();
+        let vec_run = Adaptive::new(method)
+            .with_tolerances(tolerances)
+            .solve_at(
+                &mut vec,
+                &InPlace(|y: &Vec<f64>, _t: f64, out: &mut Vec<f64>| cubic_chain(y, out)),
+                0.0,
+                &times,
+                |_t, y| vec_samples.push(y.clone()),
+            )
+            .expect("a run within the step budget");
+        assert!(array_run.accepted > 20, "{name}: {array_run:?}");
+        assert_eq!(
+            (
+                array_run.accepted,
+                array_run.rejected,
+                array_run.evaluations
+            ),
+            (vec_run.accepted, vec_run.rejected, vec_run.evaluations),
+            "{name}"
+        );
+        assert_eq!(array.as_slice(), vec.as_slice(), "{name}");
+        for (a, v) in array_samples.iter().zip(&vec_samples) {
+            assert_eq!(a.as_slice(), v.as_slice(), "{name}");
+        }
+    }
+}

@@ -161,13 +161,19 @@ impl<const N: usize> Tableau<N> {
         }
         // A small state whose advance is linear forms its probes in two parts.
         let small = S::splits_probes();
+        // A large array's rate is returned where a stage can read it, and goes to its
+        // buffer in the pass that forms the next probe: copied there at once, it cost a
+        // call to `memcpy` per stage.
+        let by_value = S::rates_by_value() && forces.returns_forces() && forces.reads_momenta();
+        let mut probe_formed = false;
         macro_rules! stages {
             ($($i:literal)*) => {$(
                 if $i < N && which.includes($i, self) && !($i == 1 && first_two) {
-                    let (done, rest) = rates.split_at_mut($i);
                     let weights = &self.a[$i][..$i];
                     let (terms, newest) = newest_weight(weights);
-                    if small && terms >= 2 && forces.reads_momenta() {
+                    let done = &rates[..$i];
+                    if core::mem::take(&mut probe_formed) {
+                    } else if small && terms >= 2 && forces.reads_momenta() {
                         // `(y + dt Σⱼ₍ⱼ<newest₎ aᵢⱼ kⱼ) + (dt aᵢ,newest) k_newest`: all but
                         // the newest rate is summed while that rate is evaluated, so that
                         // from it to the probe there is one multiply and one add, not a
@@ -183,7 +189,24 @@ impl<const N: usize> Tableau<N> {
                         state.positional_probe_into(direction, h, probe);
                     }
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
-                    probe.probe_derivative_into(forces, stage_time, &mut rest[0]);
+                    if by_value {
+                        let rate = probe.probe_force(forces, stage_time);
+                        let next = $i + 1;
+                        if next < N && which.includes(next, self) {
+                            let weights = &self.a[next % N][..next];
+                            let (terms, newest) = newest_weight(weights);
+                            if terms >= 2 && newest == $i {
+                                let upto = &mut rates[..next];
+                                state.probe_by_sum_storing(weights, upto, &rate, dt, sum, probe);
+                                probe_formed = true;
+                            }
+                        }
+                        if !probe_formed {
+                            rates[$i].force = rate;
+                        }
+                    } else {
+                        probe.probe_derivative_into(forces, stage_time, &mut rates[$i]);
+                    }
                 }
             )*};
         }

@@ -144,4 +144,9 @@ where
     fn reads_momenta(&self) -> bool {
         self.forces.reads_momenta()
     }
+
+    #[inline(always)]
+    fn returns_forces(&self) -> bool {
+        self.forces.returns_forces()
+    }
 }
