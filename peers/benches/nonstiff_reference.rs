@@ -36,8 +36,8 @@ use std::hint::black_box;
 use std::time::Instant;
 use timestep::adaptive::Adaptive;
 use timestep::{
-    Dop853, Dopri5, Dprkn6, Dprkn12, InPlace, Particle, Particles, Tolerances, Tsit5, Vern6, Vern7,
-    Vern8, Vern9,
+    Dop853, Dopri5, Dprkn6, Dprkn12, Forces, InPlace, Particle, Particles, State, Tolerances,
+    Tsit5, Vern6, Vern7, Vern8, Vern9,
 };
 
 /// The sides, by the names the environment variables take.
@@ -75,6 +75,16 @@ struct Counts {
     accepted: u64,
     rejected: u64,
     evaluations: u64,
+}
+
+impl From<timestep::Statistics> for Counts {
+    fn from(statistics: timestep::Statistics) -> Self {
+        Counts {
+            accepted: statistics.accepted,
+            rejected: statistics.rejected,
+            evaluations: statistics.evaluations,
+        }
+    }
 }
 
 /// The counts of a failed run.
@@ -184,12 +194,36 @@ fn solve<const N: usize, F: Rhs<N>>(
     let Ok(statistics) = statistics else {
         return ([f64::NAN; N], FAILED);
     };
-    let counts = Counts {
-        accepted: statistics.accepted,
-        rejected: statistics.rejected,
-        evaluations: statistics.evaluations,
+    (y, statistics.into())
+}
+
+/// One solve of the outer solar system by the Nyström pair the `side` starts with
+/// (`dprkn12…` or `dprkn6…`), to its end: its counts, or `None` for a failed run.
+fn solve_nystrom<S: State<Scalar = f64>, F: Forces<S>>(
+    side: &str,
+    state: &mut S,
+    forces: &F,
+    tolerance: f64,
+) -> Option<Counts> {
+    let tolerances = Tolerances::new(tolerance, tolerance);
+    let statistics = if side.starts_with("dprkn12") {
+        Adaptive::new(Dprkn12).with_tolerances(tolerances).solve(
+            state,
+            forces,
+            0.0,
+            outer::OUTER_END,
+        )
+    } else if side.starts_with("dprkn6") {
+        Adaptive::new(Dprkn6).with_tolerances(tolerances).solve(
+            state,
+            forces,
+            0.0,
+            outer::OUTER_END,
+        )
+    } else {
+        panic!("no second-order side {side}: {SECOND_ORDER:?}")
     };
-    (y, counts)
+    statistics.ok().map(Counts::from)
 }
 
 /// One solve of the outer solar system as one `Particle<[f64; 18]>` of unit mass (its
@@ -205,33 +239,12 @@ fn solve_flat(side: &str, tolerance: f64) -> ([f64; 36], Counts) {
     let forces = InPlace(|body: &Particle<[f64; 18]>, _t: f64, out: &mut [f64; 18]| {
         outer::accelerations_into(&body.position(), out);
     });
-    let tolerances = Tolerances::new(tolerance, tolerance);
-    let statistics = match side {
-        "dprkn12-flat" => Adaptive::new(Dprkn12).with_tolerances(tolerances).solve(
-            &mut body,
-            &forces,
-            0.0,
-            outer::OUTER_END,
-        ),
-        "dprkn6-flat" => Adaptive::new(Dprkn6).with_tolerances(tolerances).solve(
-            &mut body,
-            &forces,
-            0.0,
-            outer::OUTER_END,
-        ),
-        _ => panic!("no flat side {side}: dprkn12-flat, dprkn6-flat"),
-    };
-    let Ok(statistics) = statistics else {
+    let Some(counts) = solve_nystrom(side, &mut body, &forces, tolerance) else {
         return ([f64::NAN; 36], FAILED);
     };
     let mut y = [0.0; 36];
     y[..18].copy_from_slice(&body.position());
     y[18..].copy_from_slice(&body.velocity());
-    let counts = Counts {
-        accepted: statistics.accepted,
-        rejected: statistics.rejected,
-        evaluations: statistics.evaluations,
-    };
     (y, counts)
 }
 
@@ -262,23 +275,7 @@ fn solve_particles(side: &str, tolerance: f64) -> ([f64; 36], Counts) {
             }
         }
     });
-    let tolerances = Tolerances::new(tolerance, tolerance);
-    let statistics = match side {
-        "dprkn12" => Adaptive::new(Dprkn12).with_tolerances(tolerances).solve(
-            &mut bodies,
-            &forces,
-            0.0,
-            outer::OUTER_END,
-        ),
-        "dprkn6" => Adaptive::new(Dprkn6).with_tolerances(tolerances).solve(
-            &mut bodies,
-            &forces,
-            0.0,
-            outer::OUTER_END,
-        ),
-        _ => panic!("no second-order side {side}: dprkn12, dprkn6"),
-    };
-    let Ok(statistics) = statistics else {
+    let Some(counts) = solve_nystrom(side, &mut bodies, &forces, tolerance) else {
         return ([f64::NAN; 36], FAILED);
     };
     let mut y = [0.0; 36];
@@ -290,11 +287,6 @@ fn solve_particles(side: &str, tolerance: f64) -> ([f64; 36], Counts) {
     {
         v.write_to_slice(&mut y[3 * i..3 * i + 3]);
     }
-    let counts = Counts {
-        accepted: statistics.accepted,
-        rejected: statistics.rejected,
-        evaluations: statistics.evaluations,
-    };
     (y, counts)
 }
 
