@@ -368,8 +368,9 @@ pub trait State: Clone {
     /// rates) is bit for bit the state that
     /// [`advance_by_sum`](State::advance_by_sum) reaches with the same weights: then a pair
     /// whose rate at the step's end is one of an attempt's stages evaluates it at the end
-    /// itself, without forming the same point a second time. `false` by default; `true`
-    /// for the [`Vector`]s that do not [split their probes](State::splits_probes).
+    /// itself, without forming the same point a second time (as it does for a state that
+    /// [splits its probes](State::splits_probes), whose probe is the end to rounding).
+    /// `false` by default; `true` for the [`Vector`]s that do not split their probes.
     #[doc(hidden)]
     #[inline(always)]
     #[must_use]

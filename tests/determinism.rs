@@ -294,7 +294,7 @@ fn adaptive_runs_with_events() {
         hash.bits(statistics.accepted);
         hash.bits(statistics.rejected);
     }
-    check("adaptive with events", hash, 0x590e_c83a_29af_2c12);
+    check("adaptive with events", hash, 0x3303_b520_b5c5_5086);
 }
 
 /// Radau5 on the van der Pol oscillator at μ = 1000 (stiff), tight tolerances.
