@@ -395,11 +395,7 @@ pub trait State: Clone {
     /// [`rates_by_value`](State::rates_by_value) is `true`.
     #[doc(hidden)]
     #[inline(always)]
-    fn probe_force<F: Forces<Self> + ?Sized>(
-        &mut self,
-        forces: &F,
-        t: Self::Scalar,
-    ) -> Self::Force {
+    fn probe_force<F: Forces<Self> + ?Sized>(&self, forces: &F, t: Self::Scalar) -> Self::Force {
         forces.force(self, t)
     }
 
@@ -772,7 +768,7 @@ impl<V: Vector> State for V {
         probe: &mut Self,
     ) {
         let Some((last, older)) = rates.split_last_mut() else {
-            return;
+            return self.probe_by_sum(weights, rates, dt, sum, probe);
         };
         if let (Some(out), Some(y), Some(new), Some(stored)) = (
             probe.as_scalars_mut(),

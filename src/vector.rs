@@ -445,8 +445,6 @@ const MAX_WEIGHTS: usize = 26;
 /// through [`combination`].
 // Inlined only when optimised, as `combination`.
 #[cfg_attr(not(debug_assertions), inline(always))]
-// The coordinate indexes every term's rate at once.
-#[allow(clippy::needless_range_loop)]
 pub(crate) fn sum_each<D: Vector>(
     weights: &[f64],
     rates: &[D],
@@ -460,6 +458,7 @@ pub(crate) fn sum_each<D: Vector>(
 /// stage whose newest rate is still where the right-hand side returned it.
 // Inlined only when optimised, as `combination`.
 #[cfg_attr(not(debug_assertions), inline(always))]
+// The coordinate indexes every term's rate at once.
 #[allow(clippy::needless_range_loop)]
 pub(crate) fn sum_each_of<'a, D: Vector + 'a>(
     weights: &[f64],

@@ -425,6 +425,7 @@ fn a_large_array_steps_as_a_vec_does_to_the_bit() {
             "{name}"
         );
         assert_eq!(array.as_slice(), vec.as_slice(), "{name}");
+        assert_eq!((array_samples.len(), vec_samples.len()), (20, 20), "{name}");
         for (a, v) in array_samples.iter().zip(&vec_samples) {
             assert_eq!(a.as_slice(), v.as_slice(), "{name}");
         }
