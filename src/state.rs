@@ -379,8 +379,8 @@ pub trait State: Clone {
     }
 
     /// Whether a Runge–Kutta stage takes this state's forces by value
-    /// ([`probe_force`](State::probe_force)) and writes each into its rate in the pass that
-    /// forms the next probe ([`probe_by_sum_storing`](State::probe_by_sum_storing)),
+    /// ([`Forces::force`]) and writes each into its rate in the pass that forms the next
+    /// probe ([`probe_by_sum_storing`](State::probe_by_sum_storing)),
     /// instead of copying it there from where the right-hand side returned it: only for
     /// a state whose rate is its force alone. `false` by default; `true` for the
     /// [`Vector`]s of fixed size that do not [split their probes](State::splits_probes).
@@ -389,14 +389,6 @@ pub trait State: Clone {
     #[must_use]
     fn rates_by_value() -> bool {
         false
-    }
-
-    /// The force on this probe at time `t`, by value, for a state whose
-    /// [`rates_by_value`](State::rates_by_value) is `true`.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn probe_force<F: Forces<Self> + ?Sized>(&self, forces: &F, t: Self::Scalar) -> Self::Force {
-        forces.force(self, t)
     }
 
     /// [`probe_by_sum`](State::probe_by_sum) whose last rate's force is still `newest`,

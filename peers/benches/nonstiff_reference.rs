@@ -137,20 +137,16 @@ fn solve<const N: usize, F: Rhs<N>>(
         }};
     }
     let statistics = match side {
-        "dprkn12-flat" | "dprkn6-flat" => {
+        "dprkn12" | "dprkn6" | "dprkn12-flat" | "dprkn6-flat" => {
             assert!(
                 N == 36 && p.end == outer::OUTER_END,
                 "{side}: the outer solar system only"
             );
-            let (end, counts) = solve_flat(side, tolerance);
-            return (end[..].try_into().expect("36 unknowns"), counts);
-        }
-        "dprkn12" | "dprkn6" => {
-            assert!(
-                N == 36 && p.end == outer::OUTER_END,
-                "{side}: the outer solar system only"
-            );
-            let (end, counts) = solve_particles(side, tolerance);
+            let (end, counts) = if side.ends_with("-flat") {
+                solve_flat(side, tolerance)
+            } else {
+                solve_particles(side, tolerance)
+            };
             return (end[..].try_into().expect("36 unknowns"), counts);
         }
         "dop853-inplace" => in_place!(Dop853),

@@ -190,7 +190,7 @@ impl<const N: usize> Tableau<N> {
                     }
                     let stage_time = t + dt * S::Scalar::from_f64(self.c[$i]);
                     if by_value {
-                        let rate = probe.probe_force(forces, stage_time);
+                        let rate = forces.force(probe, stage_time);
                         let next = $i + 1;
                         if next < N && which.includes(next, self) {
                             let weights = &self.a[next % N][..next];
